@@ -1,0 +1,45 @@
+"""attncourse: a hands-on course on attention, from one query to a Vision Transformer.
+
+The package is what the notebooks import: the core (attention, masks, the exercise and quiz
+engines) loads with it; plotting (``attncourse.viz``) and widgets load only when first used.
+"""
+
+from importlib import import_module
+
+from attncourse.attention import attention, softmax
+from attncourse.envcheck import doctor
+from attncourse.errors import CourseError, _install_friendly_errors
+from attncourse.exercises import check, exercises_for, hint, solution
+from attncourse.masks import (
+    MASK_VALUE_POLICY,
+    causal_mask,
+    padding_mask,
+    target_mask,
+    to_nn_mha_mask,
+)
+from attncourse.progress_file import progress
+from attncourse.quiz import answer, ask
+
+__version__ = "0.1.0"
+
+__all__ = [
+    # attention and masks (notebooks 02-03)
+    "attention", "softmax", "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
+    "MASK_VALUE_POLICY",
+    # exercises, quizzes, progress, environment check
+    "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
+    "CourseError",
+]
+
+
+def __getattr__(name):
+    """Submodules that pull in heavier libraries load on first use, e.g. ``attncourse.viz``."""
+    try:
+        return import_module(f"{__name__}.{name}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"{__name__}.{name}":
+            raise
+    raise AttributeError(f"module 'attncourse' has no attribute {name!r}")
+
+
+_install_friendly_errors()

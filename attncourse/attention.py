@@ -1,0 +1,87 @@
+"""Scaled dot-product attention, the one formula the whole course is built on.
+
+    Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
+
+Read it as three steps: score every query against every key, turn each row of scores into
+weights that sum to one, and hand back the weighted average of the values.
+"""
+
+import math
+
+import torch
+
+from attncourse.errors import expect, shape_of
+from attncourse.masks import MASK_VALUE_POLICY, masked_score
+
+
+def softmax(scores, dim=-1):
+    """Turn scores into positive weights that sum to one along ``dim``.
+
+    Subtracting the maximum first changes nothing mathematically (it cancels in the ratio)
+    but keeps ``exp`` from overflowing when scores are large.
+    """
+    shifted = scores - scores.amax(dim=dim, keepdim=True)
+    exps = shifted.exp()
+    return exps / exps.sum(dim=dim, keepdim=True)
+
+
+def _check_inputs(query, key, value, mask):
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        expect(torch.is_tensor(t), f"`{name}` should be a torch tensor, got {type(t).__name__}.")
+        expect(t.dim() >= 2, f"`{name}` should be at least 2-D (seq, d), got shape {shape_of(t)}.")
+    expect(
+        query.size(-1) == key.size(-1),
+        f"query and key must share their last size d_k to be compared by a dot product: "
+        f"query is {shape_of(query)}, key is {shape_of(key)}.",
+    )
+    expect(
+        key.size(-2) == value.size(-2),
+        f"key and value must have one row per position (the same seq length): "
+        f"key is {shape_of(key)}, value is {shape_of(value)}.",
+    )
+    if mask is not None:
+        expect(torch.is_tensor(mask), f"`mask` should be a tensor, got {type(mask).__name__}.")
+        scores_shape = (*torch.broadcast_shapes(query.shape[:-2], key.shape[:-2]),
+                        query.size(-2), key.size(-2))
+        expect(_broadcasts(mask.shape, scores_shape),
+               f"the mask {shape_of(mask)} does not broadcast against the scores "
+               f"{tuple(scores_shape)}; use (q_len, k_len), (batch, 1, k_len) or "
+               f"(batch, q_len, k_len), True/1 where a query may attend.")
+
+
+def _broadcasts(a, b):
+    try:
+        torch.broadcast_shapes(a, b)
+    except RuntimeError:
+        return False
+    return True
+
+
+def attention(query, key, value, mask=None, dropout=None):
+    """Scaled dot-product attention; returns ``(output, weights)``.
+
+    Works for any leading batch/head dimensions: query ``(..., q_len, d_k)``,
+    key ``(..., k_len, d_k)``, value ``(..., k_len, d_v)``. ``mask`` is True/1 where a
+    query may attend to a key and broadcasts against the scores ``(..., q_len, k_len)``.
+    """
+    _check_inputs(query, key, value, mask)
+    d_k = query.size(-1)
+
+    # 1. compare every query with every key
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+
+    # 2. hide the keys a query may not see, *before* the softmax
+    if mask is not None:
+        scores = masked_score(scores, mask)  # (..., q_len, k_len)
+
+    # 3. each row of scores becomes weights that sum to one
+    weights = softmax(scores, dim=-1)  # (..., q_len, k_len)
+    if dropout is not None:
+        weights = dropout(weights)
+
+    # 4. each query receives a weighted average of the values
+    output = weights @ value  # (..., q_len, d_v)
+    return output, weights
+
+
+__all__ = ["softmax", "attention", "MASK_VALUE_POLICY"]

@@ -1,0 +1,69 @@
+"""An environment check: versions, CPU/GPU, and where progress is kept.
+
+Run it as ``attncourse doctor`` in a terminal or ``attncourse.doctor()`` in a notebook.
+"""
+
+import os
+import platform
+import sys
+
+_PACKAGES = ("torch", "torchvision", "numpy", "matplotlib", "ipywidgets", "scikit-learn",
+             "jupyterlab", "nbval")
+
+
+def _version(name):
+    """The installed version, read from package metadata (fast: nothing is imported)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version(name)
+    except PackageNotFoundError:
+        return "not installed"
+
+
+def _shown_path(path):
+    """The progress file's path as a learner would type it (``~`` or ``$ATTNCOURSE_HOME``)."""
+    if os.environ.get("ATTNCOURSE_HOME"):
+        return "$ATTNCOURSE_HOME/" + path.name
+    home = os.path.expanduser("~")
+    text = str(path)
+    return "~" + text[len(home):] if text.startswith(home) else text
+
+
+class Report:
+    def __init__(self, rows, ok):
+        self.rows, self.ok = rows, ok
+
+    def __repr__(self):
+        width = max(len(k) for k, _ in self.rows)
+        lines = [f"{k:<{width}}  {v}" for k, v in self.rows]
+        lines.append("All set: the course runs on this machine." if self.ok else
+                     "Something the course needs is missing: see above.")
+        return "\n".join(lines)
+
+
+def doctor():
+    """Versions of what the course uses, and which device attention will run on."""
+    from attncourse import __version__
+    from attncourse.progress_file import progress_path
+
+    rows = [("attncourse", __version__), ("python", sys.version.split()[0]),
+            ("platform", f"{platform.system()} {platform.machine()}")]
+    rows += [(name, _version(name)) for name in _PACKAGES]
+    ok = sys.version_info >= (3, 10) and all(
+        v != "not installed" for k, v in rows if k in ("torch", "matplotlib", "ipywidgets"))
+    try:
+        import torch
+
+        rows.append(("cpu threads", f"{torch.get_num_threads()} (of {os.cpu_count()} cores)"))
+        if torch.cuda.is_available():
+            rows.append(("gpu", torch.cuda.get_device_name(0)))
+        elif getattr(torch.backends, "mps", None) and torch.backends.mps.is_available():
+            rows.append(("gpu", "Apple MPS"))
+        else:
+            rows.append(("gpu", "none — fine: every notebook is sized for a CPU"))
+    except Exception as exc:  # torch broken or missing: report it rather than crash
+        rows.append(("torch", f"cannot be imported ({type(exc).__name__}: {exc})"))
+        ok = False
+    rows.append(("progress file", _shown_path(progress_path())))
+    return Report(rows, ok)

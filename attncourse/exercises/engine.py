@@ -1,0 +1,366 @@
+"""The exercise engine: run a learner's function on small fixed cases, compare it with the
+package's reference implementation, and — when it differs — name the likely mistake.
+
+An :class:`Exercise` bundles everything one exercise needs: the reference (a function of the
+package, the single source of truth), a deterministic set of :class:`Case` inputs, progressive
+hints, and :class:`Mistake` s — wrong implementations a learner is likely to write. When the
+learner's outputs agree with a mistake's outputs on every case, we know what went wrong and
+say it in words.
+
+Checking happens in two steps so that a grader can split them across processes:
+:func:`run_cases` calls the learner's function (in the learner's kernel), :func:`judge`
+compares the recorded outcomes with the reference (anywhere, e.g. in the grader's process).
+"""
+
+import copy
+import difflib
+import html
+import inspect
+import warnings
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import torch
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the learner's function: a short description and the arguments."""
+
+    label: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+    def fresh_args(self):
+        """Deep copies, so a function that edits its inputs in place cannot spoil later calls."""
+        return copy.deepcopy(self.args), copy.deepcopy(self.kwargs)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong way to write the exercise (``impl``) and what to tell whoever wrote it."""
+
+    name: str
+    message: str
+    impl: Callable
+
+
+@dataclass
+class Exercise:
+    """Everything one exercise needs; registered once, looked up by ``id``."""
+
+    id: str
+    title: str
+    notebook: str
+    signature: str  # what the learner writes, e.g. "causal_mask(size) -> (size, size) bool"
+    reference: Callable
+    make_cases: Callable[[], list]
+    hints: list
+    mistakes: list = field(default_factory=list)
+    output_names: tuple = ()  # names of the items of a tuple output, for messages
+    atol: float = 1e-5
+    learner_name: Optional[str] = None  # the learner's function name, if not the reference's
+    #: optional behaviour test run after the cases pass: fn -> None, or a message on failure
+    behaviour: Optional[Callable] = None
+
+    @property
+    def function_name(self):
+        return self.learner_name or self.reference.__name__
+
+    def cases(self):
+        return self.make_cases()
+
+
+# --------------------------------------------------------------------------------------
+# Step 1: run the learner's function on every case and record what happened.
+# --------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    """What one call produced: ``value`` if it returned, ``error`` (a sentence) if it raised."""
+
+    value: object = None
+    error: Optional[str] = None
+    not_implemented: bool = False
+
+
+def _call(fn, case):
+    args, kwargs = case.fresh_args()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            with torch.no_grad():
+                return Outcome(value=fn(*args, **kwargs))
+    except NotImplementedError:
+        return Outcome(error="raised NotImplementedError", not_implemented=True)
+    except Exception as exc:  # a learner's bug must become a message, never a traceback
+        text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        return Outcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
+
+
+def run_cases(fn, cases):
+    """Call ``fn`` on every case; never raises."""
+    return [_call(fn, case) for case in cases]
+
+
+# --------------------------------------------------------------------------------------
+# Step 2: compare outcomes with the reference and explain the first difference.
+# --------------------------------------------------------------------------------------
+
+
+def _fmt_shape(t):
+    return "(" + ", ".join(str(s) for s in t.shape) + ")" if t.dim() else "a scalar"
+
+
+def difference(expected, got, atol=1e-5, name=None):
+    """``None`` if ``got`` matches ``expected``, otherwise a sentence saying how it differs."""
+    what = f"`{name}`" if name else "the result"
+    if torch.is_tensor(expected):
+        if not torch.is_tensor(got):
+            kind = "None — did you forget `return`?" if got is None else type(got).__name__
+            return f"{what} should be a torch tensor, but it is {kind}"
+        if tuple(got.shape) != tuple(expected.shape):
+            return (f"{what} has shape {_fmt_shape(got)}, expected {_fmt_shape(expected)}")
+        if expected.dtype == torch.bool:
+            if got.dtype != torch.bool:
+                return f"{what} should be a bool tensor (True/False), but its dtype is {got.dtype}"
+            if not torch.equal(got, expected):
+                wrong = (got != expected).nonzero()[0].tolist()
+                return (f"{what} is {got[tuple(wrong)].item()} at index {tuple(wrong)}, "
+                        f"expected {expected[tuple(wrong)].item()}")
+            return None
+        if not got.is_floating_point() and expected.is_floating_point():
+            return f"{what} should hold floating-point numbers, but its dtype is {got.dtype}"
+        got = got.to(expected.dtype)
+        if torch.isnan(got).any() and not torch.isnan(expected).any():
+            return f"{what} contains NaN (not-a-number) values"
+        if not torch.allclose(got, expected, atol=atol, rtol=1e-4, equal_nan=True):
+            gap = (got - expected).abs().nan_to_num(float("inf"))
+            idx = tuple(torch.nonzero(gap == gap.max())[0].tolist())
+            return (f"{what} has the right shape but different values: at index {idx} it is "
+                    f"{got[idx].item():.4g}, expected {expected[idx].item():.4g}")
+        return None
+    if got != expected:
+        return f"{what} is {got!r}, expected {expected!r}"
+    return None
+
+
+def name_list_of(expected, output_names):
+    names = list(output_names or ())
+    return names + [f"item {i}" for i in range(len(names), len(expected))]
+
+
+def outcome_difference(expected, outcome, exercise):
+    """Compare one outcome with the reference's value, looking inside tuples."""
+    if outcome.error:
+        return outcome.error
+    got = outcome.value
+    if not isinstance(expected, tuple):
+        return difference(expected, got, exercise.atol)
+    names = name_list_of(expected, exercise.output_names)
+    if not isinstance(got, (tuple, list)):
+        return (f"returned a single {type(got).__name__}, but should return a tuple "
+                f"({', '.join(names)})")
+    if len(got) != len(expected):
+        return f"returned {len(got)} items, but should return {len(expected)} ({', '.join(names)})"
+    for name, e, g in zip(names, expected, got):
+        gap = difference(e, g, exercise.atol, name)
+        if gap:
+            return gap
+    return None
+
+
+def _agrees(outcomes_a, outcomes_b, exercise):
+    """True when two implementations behave alike on every case (errors count as alike)."""
+    for a, b in zip(outcomes_a, outcomes_b):
+        if a.error or b.error:
+            if not (a.error and b.error):
+                return False
+        elif outcome_difference(a.value, b, exercise) is not None:
+            return False
+    return True
+
+
+def recognise(exercise, cases, outcomes):
+    """The first known mistake whose outputs match the learner's on every case, or ``None``."""
+    for mistake in exercise.mistakes:
+        if _agrees(run_cases(mistake.impl, cases), outcomes, exercise):
+            return mistake
+    return None
+
+
+@dataclass
+class CheckResult:
+    """The verdict of :func:`check`; shows as a coloured box in Jupyter, as text elsewhere."""
+
+    exercise: str
+    passed: bool
+    message: str
+    mistake: Optional[str] = None  # name of the recognised mistake, if any
+    case: Optional[str] = None  # label of the first failing case
+
+    def __bool__(self):
+        return self.passed
+
+    def __repr__(self):
+        mark = "✓ passed" if self.passed else "✗ not yet"
+        return f"[{self.exercise}] {mark}: {self.message}"
+
+    def _repr_html_(self):
+        colour, border, mark = (("#e8f5e9", "#2e7d32", "✓ passed") if self.passed
+                                else ("#fff3e0", "#e65100", "✗ not yet"))
+        body = html.escape(self.message).replace("\n", "<br>")
+        return (f'<div style="background:{colour};border-left:6px solid {border};'
+                f'padding:8px 12px;margin:4px 0;font-family:sans-serif;color:#222">'
+                f"<b>{html.escape(self.exercise)}: {mark}</b><br>{body}</div>")
+
+
+def _reference_value(exercise, case):
+    args, kwargs = case.fresh_args()
+    with torch.no_grad():
+        return exercise.reference(*args, **kwargs)
+
+
+def judge(exercise, cases, outcomes):
+    """Turn recorded outcomes into a :class:`CheckResult` with a message for the learner."""
+    if outcomes and all(o.not_implemented for o in outcomes):
+        return CheckResult(exercise.id, False,
+                           f"not implemented yet — write the body of `{exercise.signature}` "
+                           f"in the cell above, run it, then run this check again.")
+    gaps = [outcome_difference(_reference_value(exercise, c), o, exercise)
+            for c, o in zip(cases, outcomes)]
+    failing = [i for i, gap in enumerate(gaps) if gap]
+    if not failing:
+        return CheckResult(exercise.id, True,
+                           f"all {len(cases)} cases match the reference "
+                           f"({'; '.join(c.label for c in cases)}).")
+    first = failing[0]
+    message = f"case “{cases[first].label}”: {gaps[first]}."
+    if len(failing) < len(cases):
+        passed = [cases[i].label for i in range(len(cases)) if i not in failing]
+        message += f"\n({len(passed)} of {len(cases)} cases pass: {'; '.join(passed)}.)"
+    mistake = recognise(exercise, cases, outcomes)
+    if mistake:
+        message += f"\nLikely mistake — {mistake.message}"
+    else:
+        message += f"\nTry `hint('{exercise.id}')` for a nudge."
+    return CheckResult(exercise.id, False, message, mistake=mistake and mistake.name,
+                       case=cases[first].label)
+
+
+# --------------------------------------------------------------------------------------
+# The registry and the three functions learners call: check, hint, solution.
+# --------------------------------------------------------------------------------------
+
+_REGISTRY = {}
+_HINTS_SHOWN = {}
+
+
+def register(exercise):
+    """Add an exercise to the registry (catalog modules call this at import time)."""
+    if exercise.id in _REGISTRY and _REGISTRY[exercise.id] is not exercise:
+        raise ValueError(f"exercise id {exercise.id!r} is registered twice")
+    _REGISTRY[exercise.id] = exercise
+    return exercise
+
+
+def _load_catalogs():
+    """Import every ``attncourse/exercises/nb*.py`` module; each registers its exercises."""
+    import importlib
+    import pkgutil
+
+    import attncourse.exercises as package
+
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name.startswith("nb"):
+            importlib.import_module(f"{package.__name__}.{info.name}")
+
+
+def all_exercises():
+    """Every registered exercise, in notebook order."""
+    _load_catalogs()
+    return sorted(_REGISTRY.values(), key=lambda e: (e.notebook, e.id))
+
+
+def exercises_for(notebook):
+    """The exercises of one notebook, e.g. ``exercises_for("02")``."""
+    return [e for e in all_exercises() if e.notebook.startswith(str(notebook))]
+
+
+def get(exercise_id):
+    """The exercise with this id, or ``None``."""
+    _load_catalogs()
+    return _REGISTRY.get(exercise_id)
+
+
+def _unknown(exercise_id):
+    known = sorted(_REGISTRY)
+    close = difflib.get_close_matches(str(exercise_id), known, n=1)
+    tip = f" Did you mean '{close[0]}'?" if close else f" Known exercises: {', '.join(known)}."
+    return f"there is no exercise called {exercise_id!r}.{tip}"
+
+
+def check(exercise_id, fn):
+    """Check the learner's ``fn`` against exercise ``exercise_id``; never raises."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        return CheckResult(str(exercise_id), False, _unknown(exercise_id))
+    if not callable(fn):
+        return CheckResult(exercise.id, False,
+                           f"check needs your function itself (e.g. `check('{exercise.id}', "
+                           f"{exercise.function_name})`), but got a value of type {type(fn).__name__}.")
+    cases = exercise.cases()
+    result = judge(exercise, cases, run_cases(fn, cases))
+    if result.passed and exercise.behaviour is not None:
+        problem = exercise.behaviour(fn)
+        if problem:
+            result = CheckResult(exercise.id, False, problem, case="behaviour")
+    from attncourse import progress_file
+
+    progress_file.record_exercise(exercise.id, result.passed)
+    return result
+
+
+class Text:
+    """A piece of feedback text that renders as Markdown in Jupyter."""
+
+    def __init__(self, text, markdown=None):
+        self.text, self.markdown = text, markdown or text
+
+    def __repr__(self):
+        return self.text
+
+    def _repr_markdown_(self):
+        return self.markdown
+
+
+def hint(exercise_id):
+    """Show the next hint for an exercise (one more each time you call it)."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        return Text(_unknown(exercise_id))
+    shown = _HINTS_SHOWN.get(exercise.id, 0)
+    if shown >= len(exercise.hints):
+        return Text(f"No more hints for '{exercise.id}'. `solution('{exercise.id}')` shows "
+                    f"the reference implementation.")
+    _HINTS_SHOWN[exercise.id] = shown + 1
+    return Text(f"Hint {shown + 1} of {len(exercise.hints)}: {exercise.hints[shown]}")
+
+
+def solution(exercise_id):
+    """Show the source of the reference implementation (the package's own code)."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        return Text(_unknown(exercise_id))
+    source = inspect.getsource(exercise.reference)
+    where = f"{exercise.reference.__module__}.{exercise.reference.__qualname__}"
+    from attncourse import progress_file
+
+    progress_file.record_solution_viewed(exercise.id)
+    return Text(f"# {where}\n{source}", f"Reference: `{where}`\n\n```python\n{source}```")
+
+
+def seeded_randn(*shape, seed=0):
+    """A reproducible standard-normal tensor for building cases."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))

@@ -1,0 +1,133 @@
+"""Notebook 02's exercise: scaled dot-product attention."""
+
+import math
+
+import torch
+
+from attncourse.attention import attention
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.masks import causal_mask
+
+
+def _qkv(batch, q_len, k_len, d_k, d_v, seed):
+    return (seeded_randn(*batch, q_len, d_k, seed=seed),
+            seeded_randn(*batch, k_len, d_k, seed=seed + 1),
+            seeded_randn(*batch, k_len, d_v, seed=seed + 2))
+
+
+def _cases():
+    pad = torch.tensor([[True, True, True, False, False], [True, True, True, True, True]])
+    return [
+        Case("unbatched: 3 queries, 5 keys, d_k = d_v = 4", _qkv((), 3, 5, 4, 4, 10)),
+        Case("unbatched, d_v = 6 ≠ d_k = 4", _qkv((), 3, 5, 4, 6, 20)),
+        Case("batched (2, …), d_v ≠ d_k", _qkv((2,), 3, 5, 4, 6, 30)),
+        Case("batch and heads (2, 3, …)", _qkv((2, 3), 4, 4, 8, 8, 40)),
+        Case("self-attention with a causal mask", _qkv((2,), 4, 4, 4, 4, 50),
+             {"mask": causal_mask(4)}),
+        Case("padding mask (batch, 1, k_len)", _qkv((2,), 3, 5, 4, 6, 60),
+             {"mask": pad.unsqueeze(1)}),
+    ]
+
+
+def _scores(q, k):
+    return q @ k.transpose(-2, -1)
+
+
+def _finish(scores, v, mask, fill=-1e9):
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, fill)
+    w = scores.softmax(-1)
+    return w @ v, w
+
+
+def _no_scaling(q, k, v, mask=None):
+    return _finish(_scores(q, k), v, mask)
+
+
+def _divide_by_dk(q, k, v, mask=None):
+    return _finish(_scores(q, k) / q.size(-1), v, mask)
+
+
+def _softmax_over_queries(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask == 0, -1e9)
+    w = s.softmax(-2)
+    return w @ v, w
+
+
+def _mask_after_softmax(q, k, v, mask=None):
+    w = (_scores(q, k) / math.sqrt(q.size(-1))).softmax(-1)
+    if mask is not None:
+        w = w.masked_fill(mask == 0, 0.0)
+    return w @ v, w
+
+
+def _mask_inverted(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask.bool(), -1e9)
+    w = s.softmax(-1)
+    return w @ v, w
+
+
+def _mask_with_zero(q, k, v, mask=None):
+    return _finish(_scores(q, k) / math.sqrt(q.size(-1)), v, mask, fill=0.0)
+
+
+def _transpose_2d_only(q, k, v, mask=None):
+    return _finish(q @ k.T / math.sqrt(q.size(-1)), v, mask)
+
+
+def _swapped_outputs(q, k, v, mask=None):
+    out, w = attention(q, k, v, mask)
+    return w, out
+
+
+def _no_softmax(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask == 0, 0.0)
+    return s @ v, s
+
+
+register(Exercise(
+    id="scaled_dot_product",
+    title="Scaled dot-product attention",
+    notebook="02_scaled_dot_product",
+    signature="attention(query, key, value, mask=None) -> (output, weights)",
+    reference=attention,
+    make_cases=_cases,
+    output_names=("output", "weights"),
+    hints=[
+        "Four steps: scores = Q·Kᵀ, divide by sqrt(d_k), softmax over the keys, weights·V.",
+        "Transpose only the last two axes of the key: key.transpose(-2, -1). That works "
+        "with or without batch and head dimensions in front.",
+        "d_k is query.size(-1). Mask before the softmax: "
+        "scores.masked_fill(mask == 0, -1e9), then softmax(dim=-1).",
+        "Return a tuple in this order: (weights @ value, weights).",
+    ],
+    mistakes=[
+        Mistake("no_scaling", "the scores are not scaled. Divide Q·Kᵀ by sqrt(d_k) "
+                "(d_k = query.size(-1)) before the softmax.", _no_scaling),
+        Mistake("divide_by_dk", "you divided by d_k, not sqrt(d_k). The dot product's "
+                "variance grows like d_k, so its spread grows like sqrt(d_k).",
+                _divide_by_dk),
+        Mistake("softmax_wrong_dim", "the softmax runs over the wrong dimension: each query's "
+                "row of scores (dim=-1, over the keys) must sum to 1.",
+                _softmax_over_queries),
+        Mistake("mask_after_softmax", "the mask is applied after the softmax, so the "
+                "remaining weights no longer sum to 1. Fill masked scores with a large "
+                "negative number before the softmax.", _mask_after_softmax),
+        Mistake("mask_inverted", "the mask's polarity is inverted: True/1 means *may attend*, "
+                "so hide the positions where mask == 0.", _mask_inverted),
+        Mistake("mask_with_zero", "masked scores were set to 0, but exp(0) = 1 still gives "
+                "them weight. Use a large negative number such as -1e9.", _mask_with_zero),
+        Mistake("transpose_2d_only", "`.T` (or `.t()`) only transposes 2-D tensors. With batch "
+                "or head dimensions use key.transpose(-2, -1).", _transpose_2d_only),
+        Mistake("outputs_swapped", "the outputs are in the wrong order: return "
+                "(output, weights), output first.", _swapped_outputs),
+        Mistake("no_softmax", "the scores are used as weights without a softmax, so they are "
+                "not positive and do not sum to 1.", _no_softmax),
+    ],
+))

@@ -1,0 +1,72 @@
+"""Notebook 03's exercises: the causal mask and the padding mask."""
+
+import torch
+
+from attncourse.exercises.engine import Case, Exercise, Mistake, register
+from attncourse.masks import causal_mask, padding_mask
+
+
+def _causal_cases():
+    return [Case(f"size {n}", (n,)) for n in (1, 3, 6)]
+
+
+register(Exercise(
+    id="causal_mask",
+    title="The causal (look-ahead) mask",
+    notebook="03_masking",
+    signature="causal_mask(size) -> (size, size) bool, True where a position may attend",
+    reference=causal_mask,
+    make_cases=_causal_cases,
+    hints=[
+        "Row i is the query at position i; it may attend to keys 0, 1, …, i — itself included.",
+        "That is the lower triangle, diagonal included: torch.tril.",
+        "torch.ones(size, size, dtype=torch.bool).tril()",
+    ],
+    mistakes=[
+        Mistake("mirrored", "the triangle is mirrored: position i may see positions 0..i "
+                "(the lower triangle, torch.tril), not i..end (torch.triu).",
+                lambda n: torch.ones(n, n, dtype=torch.bool).triu()),
+        Mistake("no_diagonal", "the diagonal is missing: a position may attend to itself. "
+                "Use tril() with the default diagonal=0.",
+                lambda n: torch.ones(n, n, dtype=torch.bool).tril(-1)),
+        Mistake("inverted", "True marks the *future* here, the convention of "
+                "nn.MultiheadAttention. In this course True means may attend.",
+                lambda n: torch.ones(n, n, dtype=torch.bool).triu(1)),
+        Mistake("float_mask", "the pattern is right but the dtype is float; return a bool "
+                "tensor (add dtype=torch.bool or .bool()).",
+                lambda n: torch.ones(n, n).tril()),
+    ],
+))
+
+
+def _padding_cases():
+    return [
+        Case("one sentence, no padding", (torch.tensor([[5, 6, 7]]), 0)),
+        Case("two sentences, pad_id 0", (torch.tensor([[4, 9, 2, 0, 0], [3, 3, 8, 7, 1]]), 0)),
+        Case("pad_id 1", (torch.tensor([[2, 1, 1], [6, 7, 1], [1, 1, 1]]), 1)),
+    ]
+
+
+register(Exercise(
+    id="padding_mask",
+    title="The padding mask",
+    notebook="03_masking",
+    signature="padding_mask(tokens, pad_id) -> (batch, 1, seq) bool, True for real tokens",
+    reference=padding_mask,
+    make_cases=_padding_cases,
+    hints=[
+        "A key may be attended to when it is a real token: tokens != pad_id.",
+        "The scores are (batch, q_len, k_len): the mask needs a length-1 query axis in the "
+        "middle so it broadcasts over every query. .unsqueeze(1) adds it.",
+    ],
+    mistakes=[
+        Mistake("inverted", "True marks the padding here; in this course True means may "
+                "attend, so use tokens != pad_id.", lambda t, p: (t == p).unsqueeze(1)),
+        Mistake("no_query_axis", "the mask is (batch, seq); add the query axis in the middle "
+                "with .unsqueeze(1) so it broadcasts over (batch, q_len, k_len).",
+                lambda t, p: t != p),
+        Mistake("masks_queries", "the new axis is at the end, (batch, seq, 1): that masks "
+                "query rows, not key columns. Use .unsqueeze(1) for (batch, 1, seq).",
+                lambda t, p: (t != p).unsqueeze(-1)),
+    ],
+))

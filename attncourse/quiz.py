@@ -1,0 +1,271 @@
+"""Quizzes with instant feedback: multiple choice, multiple answers, numbers and tensor shapes.
+
+In Jupyter, ``quiz.show("02")`` shows each question of notebook 02 as a small form with a Check
+button; anywhere else ``answer(question_id, value)`` gives the same feedback as text.
+
+The answer key is stored as salted hashes, so reading the source does not give the answers
+away; explanations and the feedback for common wrong answers stay readable. Authors seal an
+answer with ``python -m attncourse.quiz QUESTION_ID ANSWER`` (run from the course checkout).
+"""
+
+import hashlib
+import html
+import re
+from dataclasses import dataclass, field
+
+_SALT = "attncourse/quiz/v1"
+KINDS = ("choice", "multi", "numeric", "shape")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question. ``key`` is the sealed answer; ``mistakes`` maps sealed wrong answers to
+    a sentence about the misunderstanding they reveal."""
+
+    id: str
+    notebook: str
+    prompt: str
+    kind: str
+    key: str
+    explanation: str
+    options: tuple = ()
+    tol: float = 1e-6  # numeric: correct when it rounds to the same multiple of tol
+    mistakes: dict = field(default_factory=dict)
+
+
+class AnswerError(ValueError):
+    """An answer that cannot be read (not a number, an option that does not exist, ...)."""
+
+
+def canonical(question, value):
+    """The normal form of an answer, e.g. ``"(2, 5)"`` and ``[2, 5]`` both become ``"2,5"``."""
+    kind = question.kind
+    if kind == "choice":
+        return str(_option_index(question, value))
+    if kind == "multi":
+        if isinstance(value, (str, int)):
+            value = [value]
+        return ",".join(str(i) for i in sorted({_option_index(question, v) for v in value}))
+    if kind == "numeric":
+        try:
+            number = float(str(value).strip())
+        except ValueError:
+            raise AnswerError(f"{value!r} is not a number; type something like 0.5 or 16.") from None
+        return str(round(number / question.tol))
+    if kind == "shape":
+        if isinstance(value, str):
+            parts = [p for p in re.split(r"[^0-9]+", value) if p]
+        else:
+            try:
+                parts = [str(int(v)) for v in value]
+            except (TypeError, ValueError):
+                parts = []
+        if not parts:
+            raise AnswerError(f"{value!r} is not a shape; type something like (2, 5, 4).")
+        return ",".join(str(int(p)) for p in parts)
+    raise AnswerError(f"unknown question kind {kind!r}")
+
+
+def _option_index(question, value):
+    options = question.options
+    if isinstance(value, bool):
+        raise AnswerError("pick an option by its letter, number or text.")
+    if isinstance(value, int):
+        if 0 <= value < len(options):
+            return value
+    elif isinstance(value, str):
+        text = value.strip()
+        if len(text) == 1 and text.isalpha() and ord(text.lower()) - 97 < len(options):
+            return ord(text.lower()) - 97
+        if text in options:
+            return options.index(text)
+    letters = ", ".join(chr(97 + i) for i in range(len(options)))
+    raise AnswerError(f"{value!r} is not one of the options; answer with a letter ({letters}), "
+                      f"a number 0–{len(options) - 1} or the option's text.")
+
+
+def seal(question_id, canonical_answer):
+    """The salted hash stored as a question's key."""
+    text = f"{_SALT}:{question_id}:{canonical_answer}"
+    return hashlib.sha256(text.encode()).hexdigest()[:20]
+
+
+@dataclass
+class Feedback:
+    """The verdict on one answer; a coloured box in Jupyter, plain text elsewhere."""
+
+    question: str
+    correct: bool
+    message: str
+
+    def __bool__(self):
+        return self.correct
+
+    def __repr__(self):
+        return f"[{self.question}] {'✓ correct' if self.correct else '✗ not quite'}: {self.message}"
+
+    def _repr_html_(self):
+        colour, border, mark = (("#e8f5e9", "#2e7d32", "✓ correct") if self.correct
+                                else ("#fff3e0", "#e65100", "✗ not quite"))
+        return (f'<div style="background:{colour};border-left:6px solid {border};'
+                f'padding:6px 10px;font-family:sans-serif;color:#222"><b>{mark}</b> '
+                f"{html.escape(self.message)}</div>")
+
+
+# --------------------------------------------------------------------------------------
+# The question bank: attncourse/quizzes/nbNN_*.py each define QUESTIONS for one notebook.
+# --------------------------------------------------------------------------------------
+
+_BANK = {}
+
+
+def all_questions():
+    """Every question, in notebook order."""
+    if not _BANK:
+        import importlib
+        import pkgutil
+
+        import attncourse.quizzes as package
+
+        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+            module = importlib.import_module(f"{package.__name__}.{info.name}")
+            for q in module.QUESTIONS:
+                if q.id in _BANK:
+                    raise ValueError(f"quiz question id {q.id!r} is used twice")
+                _BANK[q.id] = q
+    return list(_BANK.values())
+
+
+def questions_for(notebook):
+    return [q for q in all_questions() if q.notebook.startswith(str(notebook))]
+
+
+def _lookup(question_id):
+    for q in all_questions():
+        if q.id == question_id:
+            return q
+    return None
+
+
+def grade(question, value):
+    """Feedback for ``value`` as an answer to ``question`` (no progress is recorded)."""
+    try:
+        given = canonical(question, value)
+    except AnswerError as exc:
+        return Feedback(question.id, False, str(exc))
+    if seal(question.id, given) == question.key:
+        return Feedback(question.id, True, question.explanation)
+    known = question.mistakes.get(seal(question.id, given))
+    tip = known or "Have another look and try again."
+    return Feedback(question.id, False, tip)
+
+
+def answer(question_id, value):
+    """Check an answer to a quiz question and record it in your progress."""
+    question = _lookup(question_id)
+    if question is None:
+        ids = ", ".join(q.id for q in all_questions())
+        return Feedback(str(question_id), False, f"no question {question_id!r}; known: {ids}")
+    feedback = grade(question, value)
+    from attncourse import progress_file
+
+    progress_file.record_quiz(question.id, feedback.correct)
+    return feedback
+
+
+def _as_text(question):
+    lines = [f"[{question.id}] {question.prompt}"]
+    lines += [f"  {chr(97 + i)}) {opt}" for i, opt in enumerate(question.options)]
+    how = {"choice": "a letter", "multi": "a list of letters", "numeric": "a number",
+           "shape": "a shape like (2, 5, 4)"}[question.kind]
+    lines.append(f"Answer with answer({question.id!r}, ...) — {how}.")
+    return "\n".join(lines)
+
+
+def _in_jupyter():
+    try:
+        return get_ipython().__class__.__name__ == "ZMQInteractiveShell"  # noqa: F821
+    except NameError:
+        return False
+
+
+def _widget(question):
+    """A small form: the question, an input suited to its kind, a Check button, feedback."""
+    import ipywidgets as w
+
+    prompt = w.HTMLMath(f"<b>{html.escape(question.prompt)}</b>")
+    if question.kind == "choice":
+        field_ = w.RadioButtons(options=[(o, i) for i, o in enumerate(question.options)],
+                                value=None, layout=w.Layout(width="auto"))
+        read = lambda: field_.value  # noqa: E731
+    elif question.kind == "multi":
+        boxes = [w.Checkbox(description=o, indent=False, value=False) for o in question.options]
+        field_ = w.VBox(boxes)
+        read = lambda: [i for i, b in enumerate(boxes) if b.value]  # noqa: E731
+    else:
+        hint = "a number" if question.kind == "numeric" else "a shape, e.g. (2, 5, 4)"
+        field_ = w.Text(placeholder=hint)
+        read = lambda: field_.value  # noqa: E731
+    button = w.Button(description="Check", button_style="primary")
+    verdict = w.HTML()
+
+    def on_click(_):
+        value = read()
+        if value is None or value == "" or value == []:
+            verdict.value = Feedback(question.id, False, "Choose or type an answer first.")._repr_html_()
+        else:
+            verdict.value = answer(question.id, value)._repr_html_()
+
+    button.on_click(on_click)
+    box = w.VBox([prompt, field_, button, verdict],
+                 layout=w.Layout(border="1px solid #ccc", padding="6px", margin="4px 0"))
+    box.add_class("attncourse-quiz")
+    return box
+
+
+class _Printed:
+    def __init__(self, text):
+        self.text = text
+
+    def __repr__(self):
+        return self.text
+
+
+def ask(question_id):
+    """Show one question: a form in Jupyter, text elsewhere."""
+    question = _lookup(question_id)
+    if question is None:
+        return _Printed(f"no question {question_id!r}")
+    return _widget(question) if _in_jupyter() else _Printed(_as_text(question))
+
+
+def show(notebook):
+    """Show every question of a notebook, e.g. ``quiz.show("02")``."""
+    questions = questions_for(notebook)
+    if not questions:
+        return _Printed(f"no quiz questions for notebook {notebook!r}")
+    if _in_jupyter():
+        import ipywidgets as w
+
+        return w.VBox([_widget(q) for q in questions])
+    return _Printed("\n\n".join(_as_text(q) for q in questions))
+
+
+def _main(argv=None):
+    """Author's helper: print the sealed key for an answer."""
+    import sys
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 2:
+        print("usage: python -m attncourse.quiz QUESTION_ID ANSWER")
+        return 2
+    question = _lookup(args[0])
+    if question is None:
+        print(f"no question {args[0]!r}")
+        return 1
+    print(seal(question.id, canonical(question, args[1])))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(_main())

@@ -1,0 +1,1 @@
+"""Quiz questions, one module per notebook (answers sealed; see attncourse.quiz)."""

@@ -1,0 +1,31 @@
+"""Quiz for notebook 00: how the course works."""
+
+from attncourse.quiz import Question
+
+QUESTIONS = [
+    Question(
+        id="w00-row-sum",
+        notebook="00_welcome",
+        prompt="After a softmax over the last dimension, what does each row of weights add up to?",
+        kind="numeric",
+        tol=0.01,
+        key="08410e7f9cd8d8a989d1",
+        explanation="Softmax divides each exp(score) by the row's total, so every row sums to "
+                    "exactly 1: the weights can be read as how attention is shared out.",
+        mistakes={"6357e0765109bae75afd": "Zero would mean no weight at all. Softmax output is positive "
+                            "everywhere."},
+    ),
+    Question(
+        id="w00-unsolved",
+        notebook="00_welcome",
+        prompt="You skip an exercise and leave its stub unsolved. What happens to the cells "
+               "after it?",
+        kind="choice",
+        options=("They raise NotImplementedError until you solve it.",
+                 "They run normally, using the package's reference implementation.",
+                 "They are skipped."),
+        key="3eb040dc69161b8c10c2",
+        explanation="Exercises are islands: the story continues with the package's own "
+                    "implementation, so an unsolved exercise never breaks a notebook.",
+    ),
+]

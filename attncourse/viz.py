@@ -1,0 +1,91 @@
+"""Pictures of attention: heatmaps with token labels, rows of heatmaps, and a widget wrapper.
+
+Figures are small (a few hundred pixels) so notebooks stay light, use a perceptually uniform
+colormap (viridis), and label both axes: rows are queries, columns are keys.
+"""
+
+import matplotlib.pyplot as plt
+
+CMAP = "viridis"
+
+
+def setup():
+    """Small, readable figures for the notebooks (call once at the top)."""
+    plt.rcParams.update({
+        "figure.dpi": 72,
+        "savefig.dpi": 72,
+        "font.size": 10,
+        "axes.titlesize": 11,
+        "image.cmap": CMAP,
+        "figure.max_open_warning": 0,
+    })
+
+
+def _to_numpy(matrix):
+    if hasattr(matrix, "detach"):
+        matrix = matrix.detach().float().cpu()
+    return matrix.numpy() if hasattr(matrix, "numpy") else matrix
+
+
+def heatmap(matrix, x_labels=None, y_labels=None, ax=None, title=None, vmin=None, vmax=None,
+            annotate=False, xlabel="key", ylabel="query", colorbar=True, cmap=CMAP):
+    """Draw a 2-D matrix (e.g. attention weights, queries × keys) with labelled axes."""
+    data = _to_numpy(matrix)
+    if ax is None:
+        size = (max(3.0, 0.45 * data.shape[1] + 1.5), max(2.5, 0.4 * data.shape[0] + 1.0))
+        _, ax = plt.subplots(figsize=size)
+    image = ax.imshow(data, cmap=cmap, vmin=vmin, vmax=vmax, aspect="auto")
+    if x_labels is not None:
+        ax.set_xticks(range(len(x_labels)), x_labels, rotation=60, ha="right")
+    if y_labels is not None:
+        ax.set_yticks(range(len(y_labels)), y_labels)
+    if annotate:
+        mid = (data.max() + data.min()) / 2
+        for (i, j), value in _cells(data):
+            ax.text(j, i, f"{value:.2f}", ha="center", va="center", fontsize=8,
+                    color="black" if value > mid else "white")
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    if title:
+        ax.set_title(title)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+def _cells(data):
+    for i in range(data.shape[0]):
+        for j in range(data.shape[1]):
+            yield (i, j), data[i, j]
+
+
+def heatmap_row(matrices, titles=None, x_labels=None, y_labels=None, vmin=0.0, vmax=1.0,
+                size=2.6, **kwargs):
+    """Several heatmaps side by side on one shared colour scale (e.g. one per head)."""
+    n = len(matrices)
+    fig, axes = plt.subplots(1, n, figsize=(size * n + 0.8, size), squeeze=False)
+    for k, (ax, matrix) in enumerate(zip(axes[0], matrices)):
+        heatmap(matrix, x_labels, y_labels if k == 0 else None, ax=ax, vmin=vmin, vmax=vmax,
+                title=titles[k] if titles else None, colorbar=False,
+                ylabel="query" if k == 0 else "", **kwargs)
+    fig.colorbar(axes[0, -1].images[0], ax=axes[0].tolist(), fraction=0.02, pad=0.02)
+    return fig
+
+
+def interact(plot, **controls):
+    """A widget wrapper: re-run ``plot(**values)`` when a control changes.
+
+    ``controls`` are ipywidgets (sliders, dropdowns, ...) or anything ``ipywidgets.interactive``
+    accepts. The figure updates only when a slider is released, so it stays responsive.
+    """
+    import ipywidgets as widgets
+
+    for control in controls.values():
+        if hasattr(control, "continuous_update"):
+            control.continuous_update = False
+
+    def draw(**values):
+        plot(**values)
+        plt.show()
+
+    return widgets.interactive(draw, **controls)

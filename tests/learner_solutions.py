@@ -1,0 +1,220 @@
+"""Solutions as learners write them: correct ones in other styles, and the classic mistakes.
+
+Each wrong one is written independently of the package's own mistake probes, the way a
+learner would type it, so the tests prove the probes recognise real code.
+"""
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+# ----------------------------------------------------------------- softmax (notebook 00)
+
+
+def softmax_ok(x):
+    return F.softmax(x, dim=-1)
+
+
+def softmax_ok_logsumexp(x):
+    return torch.exp(x - torch.logsumexp(x, dim=-1, keepdim=True))
+
+
+def softmax_overflows(x):
+    e = torch.exp(x)
+    return e / torch.sum(e, dim=-1, keepdim=True)
+
+
+def softmax_dim0(x):
+    e = torch.exp(x - x.max())
+    return e / e.sum(dim=0, keepdim=True)
+
+
+def softmax_returns_numpy(x):
+    return np.exp(x.numpy()) / np.exp(x.numpy()).sum(-1, keepdims=True)
+
+
+def softmax_forgot_return(x):
+    torch.exp(x) / torch.exp(x).sum(-1, keepdim=True)
+
+
+def softmax_crashes(x):
+    return x.softmax()  # forgot the dim argument: TypeError
+
+
+SOFTMAX_WRONG = {
+    softmax_overflows: "no_max_shift",
+    softmax_dim0: "wrong_dim",
+}
+
+# ----------------------------------------------------- scaled dot-product (notebook 02)
+
+
+def sdp_ok_einsum(query, key, value, mask=None):
+    scores = torch.einsum("...qd,...kd->...qk", query, key) / query.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask.bool(), float("-inf"))
+    weights = torch.softmax(scores, dim=-1)
+    return torch.einsum("...qk,...kv->...qv", weights, value), weights
+
+
+def sdp_ok_sdpa(query, key, value, mask=None):
+    weights = torch.softmax(query @ key.mT / math.sqrt(key.size(-1)) +
+                            (0 if mask is None else torch.where(mask.bool(), 0.0, -1e9)), -1)
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=mask), weights
+
+
+def sdp_unscaled(query, key, value, mask=None):
+    scores = torch.matmul(query, key.transpose(-1, -2))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p = F.softmax(scores, dim=-1)
+    return torch.matmul(p, value), p
+
+
+def sdp_divides_by_dk(query, key, value, mask=None):
+    d_k = key.shape[-1]
+    scores = torch.matmul(query, key.transpose(-1, -2)) / d_k
+    if mask is not None:
+        scores[~mask.bool().expand_as(scores)] = float("-inf")
+    p = scores.softmax(dim=-1)
+    return p @ value, p
+
+
+def sdp_softmax_dim_minus2(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p = F.softmax(scores, dim=-2)
+    return p @ value, p
+
+
+def sdp_mask_after(query, key, value, mask=None):
+    p = F.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.size(-1)), dim=-1)
+    if mask is not None:
+        p = p * mask
+    return p @ value, p
+
+
+def sdp_mask_polarity(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 1, -1e9)
+    p = F.softmax(scores, dim=-1)
+    return p @ value, p
+
+
+def sdp_dot_T(query, key, value, mask=None):
+    scores = query @ key.T / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p = F.softmax(scores, dim=-1)
+    return p @ value, p
+
+
+def sdp_dot_t(query, key, value, mask=None):
+    scores = torch.mm(query, key.t()) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p = F.softmax(scores, dim=-1)
+    return torch.mm(p, value), p
+
+
+def sdp_wrong_order(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    p = F.softmax(scores, dim=-1)
+    return p, p @ value
+
+
+def sdp_only_output(query, key, value, mask=None):
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=mask)
+
+
+SDP_WRONG = {
+    sdp_unscaled: "no_scaling",
+    sdp_divides_by_dk: "divide_by_dk",
+    sdp_softmax_dim_minus2: "softmax_wrong_dim",
+    sdp_mask_after: "mask_after_softmax",
+    sdp_mask_polarity: "mask_inverted",
+    sdp_dot_T: "transpose_2d_only",
+    sdp_dot_t: "transpose_2d_only",
+    sdp_wrong_order: "outputs_swapped",
+}
+
+# ------------------------------------------------------------------ masks (notebook 03)
+
+
+def causal_ok_loop(size):
+    m = torch.zeros(size, size, dtype=torch.bool)
+    for i in range(size):
+        m[i, : i + 1] = True
+    return m
+
+
+def causal_ok_compare(size):
+    i = torch.arange(size)
+    return i[:, None] >= i[None, :]
+
+
+def causal_triu(size):
+    return torch.triu(torch.ones(size, size)).bool()
+
+
+def causal_strict(size):
+    i = torch.arange(size)
+    return i[:, None] > i[None, :]
+
+
+def causal_future_true(size):
+    return torch.triu(torch.ones(size, size, dtype=torch.bool), diagonal=1)
+
+
+def causal_float(size):
+    return torch.tril(torch.ones(size, size))
+
+
+CAUSAL_WRONG = {
+    causal_triu: "mirrored",
+    causal_strict: "no_diagonal",
+    causal_future_true: "inverted",
+    causal_float: "float_mask",
+}
+
+
+def padding_ok(tokens, pad_id):
+    return (tokens != pad_id)[:, None, :]
+
+
+def padding_is_pad(tokens, pad_id):
+    return (tokens == pad_id).unsqueeze(-2)
+
+
+def padding_2d(tokens, pad_id):
+    return tokens.ne(pad_id)
+
+
+def padding_rows(tokens, pad_id):
+    return (tokens != pad_id)[:, :, None]
+
+
+PADDING_WRONG = {
+    padding_is_pad: "inverted",
+    padding_2d: "no_query_axis",
+    padding_rows: "masks_queries",
+}
+
+CORRECT = {
+    "softmax": [softmax_ok, softmax_ok_logsumexp],
+    "scaled_dot_product": [sdp_ok_einsum, sdp_ok_sdpa],
+    "causal_mask": [causal_ok_loop, causal_ok_compare],
+    "padding_mask": [padding_ok],
+}
+WRONG = {
+    "softmax": SOFTMAX_WRONG,
+    "scaled_dot_product": SDP_WRONG,
+    "causal_mask": CAUSAL_WRONG,
+    "padding_mask": PADDING_WRONG,
+}

@@ -1,0 +1,101 @@
+"""attention() and softmax(): equal to PyTorch's own, stable, and friendly on bad input."""
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import attncourse as ac
+from attncourse.errors import CourseError
+
+
+def rand(*shape, seed=0):
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+
+
+@pytest.mark.parametrize("lead", [(), (2,), (2, 3), (2, 3, 2)])
+@pytest.mark.parametrize("q_len,k_len,d_k,d_v", [(4, 4, 8, 8), (3, 5, 4, 6), (1, 7, 16, 2)])
+def test_attention_equals_sdpa(lead, q_len, k_len, d_k, d_v):
+    q, k, v = rand(*lead, q_len, d_k, seed=1), rand(*lead, k_len, d_k, seed=2), rand(
+        *lead, k_len, d_v, seed=3)
+    out, w = ac.attention(q, k, v)
+    assert out.shape == (*lead, q_len, d_v)
+    assert w.shape == (*lead, q_len, k_len)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v), atol=1e-6, rtol=1e-5)
+    torch.testing.assert_close(w.sum(-1), torch.ones(*lead, q_len))
+
+
+@pytest.mark.parametrize("mask_kind", ["causal", "padding", "per-head random"])
+def test_attention_with_masks_equals_sdpa(mask_kind):
+    q, k, v = rand(2, 3, 5, 8, seed=4), rand(2, 3, 5, 8, seed=5), rand(2, 3, 5, 4, seed=6)
+    if mask_kind == "causal":
+        mask = ac.causal_mask(5)
+    elif mask_kind == "padding":
+        tokens = torch.tensor([[3, 4, 5, 0, 0], [6, 7, 8, 9, 0]])
+        mask = ac.padding_mask(tokens, 0).unsqueeze(1)  # (batch, 1, 1, k_len): add a head axis
+    else:
+        mask = rand(2, 3, 5, 5, seed=7) > -0.5
+        mask[..., 0] = True  # keep at least one key per row
+    out, w = ac.attention(q, k, v, mask=mask)
+    torch.testing.assert_close(out, F.scaled_dot_product_attention(q, k, v, attn_mask=mask),
+                               atol=1e-6, rtol=1e-5)
+    assert torch.all(w[~mask.expand_as(w)] == 0)
+
+
+def test_mask_accepts_ints_like_the_book():
+    q = rand(4, 8, seed=8)
+    out_bool, _ = ac.attention(q, q, q, mask=ac.causal_mask(4))
+    out_int, _ = ac.attention(q, q, q, mask=ac.causal_mask(4).int())
+    torch.testing.assert_close(out_bool, out_int)
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.float16, torch.bfloat16])
+def test_mask_policy_works_in_low_precision(dtype):
+    q = rand(2, 4, 8, seed=9).to(dtype)
+    mask = ac.causal_mask(4).clone()
+    mask[2] = False  # a row with every key masked
+    out, w = ac.attention(q, q, q, mask=mask)
+    assert not torch.isnan(out).any() and not torch.isnan(w).any()
+    # masked entries get exactly zero weight; the fully masked row falls back to uniform
+    assert torch.all(w[:, 0, 1:] == 0)
+    torch.testing.assert_close(w[:, 2].float(), torch.full((2, 4), 0.25))
+    torch.testing.assert_close(w.float().sum(-1), torch.ones(2, 4), atol=1e-2, rtol=0)
+
+
+def test_minus_1e9_overflows_float16_but_policy_does_not():
+    scores = torch.zeros(3, dtype=torch.float16)
+    try:  # recent torch refuses outright; older versions silently produce -inf
+        filled = scores.masked_fill(torch.tensor([True, False, False]), -1e9)
+        assert torch.isinf(filled).any()
+    except RuntimeError as exc:
+        assert "overflow" in str(exc)
+    w = ac.softmax(ac.masks.masked_score(scores, torch.tensor([True, True, False])))
+    assert torch.isfinite(w).all() and w[2] == 0
+
+
+def test_dropout_is_applied_to_weights():
+    q = rand(3, 5, 4, seed=10)
+    _, w = ac.attention(q, q, q, dropout=torch.nn.Dropout(p=1.0))
+    assert torch.all(w == 0)
+
+
+def test_softmax_is_stable_and_matches_torch():
+    x = torch.tensor([[1000.0, 1001.0, 1002.0], [-3.0, 0.0, 3.0]])
+    torch.testing.assert_close(ac.softmax(x), torch.softmax(x, dim=-1))
+    torch.testing.assert_close(ac.softmax(x, dim=0), torch.softmax(x, dim=0))
+
+
+@pytest.mark.parametrize("args,words", [
+    ((rand(3, 4), rand(5, 6), rand(5, 6)), "share their last size d_k"),
+    ((rand(3, 4), rand(5, 4), rand(6, 4)), "same seq length"),
+    (([[1.0]], rand(5, 4), rand(5, 4)), "should be a torch tensor"),
+    ((rand(4), rand(4), rand(4)), "at least 2-D"),
+])
+def test_bad_input_gets_a_clear_message(args, words):
+    with pytest.raises(CourseError, match=words):
+        ac.attention(*args)
+
+
+def test_bad_mask_shape_gets_a_clear_message():
+    q = rand(2, 4, 8)
+    with pytest.raises(CourseError, match="does not broadcast"):
+        ac.attention(q, q, q, mask=torch.ones(3, 3, dtype=torch.bool))
