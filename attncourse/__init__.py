@@ -19,6 +19,7 @@ from attncourse.masks import (
 )
 from attncourse.progress_file import progress
 from attncourse.quiz import answer, ask
+from attncourse.text import FEATURES, RIVER_SENTENCE, Vocab, river_embeddings, tokenize
 
 __version__ = "0.1.0"
 
@@ -26,6 +27,8 @@ __all__ = [
     # attention and masks (notebooks 02-03)
     "attention", "softmax", "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
     "MASK_VALUE_POLICY",
+    # words to vectors (notebook 01)
+    "tokenize", "Vocab", "FEATURES", "RIVER_SENTENCE", "river_embeddings",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

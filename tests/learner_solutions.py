@@ -1,10 +1,14 @@
 """Solutions as learners write them: correct ones in other styles, and the classic mistakes.
 
 Each wrong one is written independently of the package's own mistake probes, the way a
-learner would type it, so the tests prove the probes recognise real code.
+learner would type it, so the tests prove the probes recognise real code. This module holds
+notebooks 00 and 02-03; ``learner_solutions_nbNN.py`` modules beside it hold the others, each
+with its own ``CORRECT`` and ``WRONG`` dicts, merged at the bottom of this file.
 """
 
+import importlib
 import math
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -218,3 +222,8 @@ WRONG = {
     "causal_mask": CAUSAL_WRONG,
     "padding_mask": PADDING_WRONG,
 }
+
+for _path in sorted(Path(__file__).parent.glob("learner_solutions_nb*.py")):
+    _module = importlib.import_module(_path.stem)
+    CORRECT.update(_module.CORRECT)
+    WRONG.update(_module.WRONG)

@@ -1,9 +1,13 @@
 """The plain answer key, for the tests and scripts/seal_quiz.py only (never shipped).
 
-question id -> (a correct answer, [answers that must be judged wrong])
+Each ``tests/quiz_key_nbNN.py`` holds one notebook's answers as
+``KEY = {question id: (a correct answer, [answers that must be judged wrong])}``;
+this module merges them.
 """
 
-KEY = {
-    "w00-row-sum": (1, [0, 0.5, 2]),
-    "w00-unsolved": ("b", ["a", "c"]),
-}
+import importlib
+from pathlib import Path
+
+KEY = {}
+for _path in sorted(Path(__file__).parent.glob("quiz_key_nb*.py")):
+    KEY.update(importlib.import_module(_path.stem).KEY)

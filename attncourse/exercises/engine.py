@@ -84,6 +84,11 @@ class Outcome:
     error: Optional[str] = None
     not_implemented: bool = False
 
+    @property
+    def error_type(self):
+        """``"RuntimeError"`` for ``"raised RuntimeError: ..."``; ``None`` if it returned."""
+        return self.error.split()[1].rstrip(":") if self.error else None
+
 
 def _call(fn, case):
     args, kwargs = case.fresh_args()
@@ -172,14 +177,18 @@ def outcome_difference(expected, outcome, exercise):
 
 
 def _agrees(outcomes_a, outcomes_b, exercise):
-    """True when two implementations behave alike on every case (errors count as alike)."""
+    """True when two implementations behave alike on every case: the same values, or the
+    same kind of exception — and they agree on the value of at least one case."""
+    shared_value = False
     for a, b in zip(outcomes_a, outcomes_b):
         if a.error or b.error:
-            if not (a.error and b.error):
+            if a.error_type != b.error_type:
                 return False
         elif outcome_difference(a.value, b, exercise) is not None:
             return False
-    return True
+        else:
+            shared_value = True
+    return shared_value
 
 
 def recognise(exercise, cases, outcomes):
