@@ -6,7 +6,7 @@ engines) loads with it; plotting (``attncourse.viz``) and widgets load only when
 
 from importlib import import_module
 
-from attncourse.attention import attention, softmax
+from attncourse.attention import attention, dot_scores, project_qkv, scaled_scores, softmax
 from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, _install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
@@ -19,16 +19,25 @@ from attncourse.masks import (
 )
 from attncourse.progress_file import progress
 from attncourse.quiz import answer, ask
-from attncourse.text import FEATURES, RIVER_SENTENCE, Vocab, river_embeddings, tokenize
+from attncourse.text import (
+    FEATURES,
+    RIVER_SENTENCE,
+    Vocab,
+    hand_made_projections,
+    river_embeddings,
+    tokenize,
+)
 
 __version__ = "0.1.0"
 
 __all__ = [
-    # attention and masks (notebooks 02-03)
-    "attention", "softmax", "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
+    # attention and masks (notebooks 01-03)
+    "project_qkv", "dot_scores", "scaled_scores", "attention", "softmax",
+    "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
     "MASK_VALUE_POLICY",
     # words to vectors (notebook 01)
     "tokenize", "Vocab", "FEATURES", "RIVER_SENTENCE", "river_embeddings",
+    "hand_made_projections",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

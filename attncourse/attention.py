@@ -1,9 +1,10 @@
-"""Scaled dot-product attention, the one formula the whole course is built on.
+"""Queries, keys, values and scaled dot-product attention, the formula the course is built on.
 
+    Q = X W_Q,   K = X W_K,   V = X W_V
     Attention(Q, K, V) = softmax(Q Kᵀ / sqrt(d_k)) V
 
-Read it as three steps: score every query against every key, turn each row of scores into
-weights that sum to one, and hand back the weighted average of the values.
+Read it as: project each token three ways, score every query against every key, turn each
+row of scores into weights that sum to one, and hand back the weighted average of the values.
 """
 
 import math
@@ -11,7 +12,30 @@ import math
 import torch
 
 from attncourse.errors import expect, shape_of
-from attncourse.masks import MASK_VALUE_POLICY, masked_score
+from attncourse.masks import masked_score
+
+
+def project_qkv(x, W_Q, W_K, W_V):
+    """Three views of the same tokens: what each asks (Q), offers (K) and hands over (V).
+
+    ``x`` is ``(..., seq, d_model)``; each ``W`` is ``(d_model, d_out)`` — note that
+    ``nn.Linear`` stores the transpose, ``(d_out, d_model)``.
+    """
+    Q = x @ W_Q  # (..., seq, d_k)
+    K = x @ W_K  # (..., seq, d_k)
+    V = x @ W_V  # (..., seq, d_v)
+    return Q, K, V
+
+
+def dot_scores(query, key):
+    """Raw similarity of every query with every key, ``Q Kᵀ``: ``(..., q_len, k_len)``."""
+    return query @ key.transpose(-2, -1)  # (..., q_len, d_k) @ (..., d_k, k_len)
+
+
+def scaled_scores(query, key):
+    """``Q Kᵀ / sqrt(d_k)``: dot products brought back to unit spread whatever d_k is."""
+    d_k = query.size(-1)
+    return dot_scores(query, key) / math.sqrt(d_k)  # (..., q_len, k_len)
 
 
 def softmax(scores, dim=-1):
@@ -65,10 +89,9 @@ def attention(query, key, value, mask=None, dropout=None):
     query may attend to a key and broadcasts against the scores ``(..., q_len, k_len)``.
     """
     _check_inputs(query, key, value, mask)
-    d_k = query.size(-1)
 
-    # 1. compare every query with every key
-    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+    # 1. compare every query with every key, scaled by sqrt(d_k)
+    scores = scaled_scores(query, key)  # (..., q_len, k_len)
 
     # 2. hide the keys a query may not see, *before* the softmax
     if mask is not None:
@@ -84,4 +107,4 @@ def attention(query, key, value, mask=None, dropout=None):
     return output, weights
 
 
-__all__ = ["softmax", "attention", "MASK_VALUE_POLICY"]
+__all__ = ["project_qkv", "dot_scores", "scaled_scores", "softmax", "attention"]

@@ -28,6 +28,8 @@ class Vocab:
         self.stoi = {token: i for i, token in enumerate(self.itos)}  # token -> id
         self.pad_id = self.stoi.get("<pad>")
         self.unk_id = self.stoi.get("<unk>")
+        self.bos_id = self.stoi.get("<bos>")  # begin / end of sentence, if among the specials
+        self.eos_id = self.stoi.get("<eos>")
 
     def __len__(self):
         return len(self.itos)
@@ -61,10 +63,10 @@ _TABLE = {
     "it":      (0.0, 0.0, 0.0, 0.3, 0.0, 0.6, 0.0, 1.0),
     "has":     (0.0, 0.1, 0.0, 0.0, 0.0, 0.9, 0.0, 0.0),
     "two":     (0.0, 0.0, 0.0, 0.0, 0.0, 0.3, 1.0, 0.0),
-    "banks":   (0.5, 0.5, 1.0, 1.0, 0.0, 0.0, 0.2, 0.0),
+    "banks":   (0.3, 0.3, 1.0, 1.0, 0.0, 0.0, 0.2, 0.0),
     ".":       (0.0, 0.0, 0.0, 0.0, 0.0, 0.6, 0.0, 0.0),
     # a few more words, for other sentences about banks
-    "bank":    (0.5, 0.5, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0),
+    "bank":    (0.3, 0.3, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0),
     "water":   (1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0),
     "money":   (0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.2, 0.0),
     "loan":    (0.0, 1.0, 0.0, 1.0, 0.0, 0.0, 0.1, 0.0),
@@ -84,3 +86,30 @@ def river_embeddings(sentence=RIVER_SENTENCE):
                         f"{', '.join(sorted(_TABLE))}.")
     X = torch.tensor([_TABLE[t] for t in tokens])  # (seq, d_model=8)
     return tokens, X
+
+
+# Hand-set projections from the 8 features to d_k = 4 dimensions, so each number can be read.
+# A *query* dimension says what a word looks for; the *key* dimension with the same index
+# says what a word offers. Their product is large when a need meets an offer.
+QK_DIMS = ("water?", "money?", "thing?", "reason?")
+V_DIMS = ("water", "money", "edge", "thing")
+
+
+def hand_made_projections():
+    """``W_Q, W_K, W_V``, each ``(8, 4)``: readable stand-ins for learned weight matrices."""
+    W_Q = torch.zeros(len(FEATURES), 4)  # (d_model, d_k): what each feature makes a word ask
+    W_Q[FEATURES.index("edge")] = torch.tensor([1.0, 1.0, 0.0, 0.0])  # an edge of water or money?
+    W_Q[FEATURES.index("refer")] = torch.tensor([0.0, 0.0, 1.0, 0.0])  # "it" looks for a thing
+    W_Q[FEATURES.index("number")] = torch.tensor([0.0, 0.0, 0.5, 0.0])  # "two" counts things
+    W_Q[FEATURES.index("question")] = torch.tensor([0.0, 0.0, 0.0, 1.0])  # "why" seeks a reason
+
+    W_K = torch.zeros(len(FEATURES), 4)  # (d_model, d_k): what each feature lets a word offer
+    W_K[FEATURES.index("water")] = torch.tensor([1.0, 0.0, 0.0, 0.0])
+    W_K[FEATURES.index("money")] = torch.tensor([0.0, 1.0, 0.0, 0.0])
+    W_K[FEATURES.index("noun")] = torch.tensor([0.0, 0.0, 1.0, 0.0])
+    W_K[FEATURES.index("question")] = torch.tensor([0.0, 0.0, 0.0, 1.0])
+
+    W_V = torch.zeros(len(FEATURES), 4)  # (d_model, d_v): what a word hands over when chosen
+    for j, name in enumerate(("water", "money", "edge", "noun")):
+        W_V[FEATURES.index(name), j] = 1.0
+    return W_Q, W_K, W_V

@@ -60,14 +60,16 @@ def _cells(data):
 
 
 def heatmap_row(matrices, titles=None, x_labels=None, y_labels=None, vmin=0.0, vmax=1.0,
-                size=2.6, **kwargs):
+                size=2.6, ylabel="query", **kwargs):
     """Several heatmaps side by side on one shared colour scale (e.g. one per head)."""
     n = len(matrices)
     fig, axes = plt.subplots(1, n, figsize=(size * n + 0.8, size), squeeze=False)
     for k, (ax, matrix) in enumerate(zip(axes[0], matrices)):
         heatmap(matrix, x_labels, y_labels if k == 0 else None, ax=ax, vmin=vmin, vmax=vmax,
                 title=titles[k] if titles else None, colorbar=False,
-                ylabel="query" if k == 0 else "", **kwargs)
+                ylabel=ylabel if k == 0 else "", **kwargs)
+        if k > 0 and y_labels is not None:  # same rows as the first panel: ticks, no labels
+            ax.set_yticks(range(len(y_labels)), [""] * len(y_labels))
     fig.colorbar(axes[0, -1].images[0], ax=axes[0].tolist(), fraction=0.02, pad=0.02)
     return fig
 

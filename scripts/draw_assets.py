@@ -56,6 +56,62 @@ def course_map():
     save(fig, "00_course_map.png")
 
 
+def queries_keys_values():
+    fig, ax = canvas(9, 3.2)
+    box(ax, 0.1, 1.1, 1.6, 1.0, "tokens\n\"why … banks\"", GREY)
+    arrow(ax, 1.7, 1.6, 2.2, 1.6)
+    box(ax, 2.2, 1.1, 1.6, 1.0, "embeddings X\n(seq, d_model)", BLUE)
+    for y, name, colour in ((2.3, "Q = X W_Q\nwhat I look for", ORANGE),
+                            (1.1, "K = X W_K\nwhat I offer", GREEN),
+                            (-0.1, "V = X W_V\nwhat I hand over", PURPLE)):
+        arrow(ax, 3.8, 1.6, 4.5, y + 0.45)
+        box(ax, 4.5, y, 2.0, 0.9, name, colour, 9)
+    arrow(ax, 6.5, 2.75, 7.1, 2.0)
+    arrow(ax, 6.5, 1.55, 7.1, 1.8)
+    box(ax, 7.1, 1.35, 1.8, 0.9, "scores\nQ Kᵀ (seq, seq)", BLUE, 9)
+    ax.set_ylim(-0.2, 3.3)
+    save(fig, "01_queries_keys_values.png")
+
+
+def scaled_dot_product():
+    steps = [("Q, K", GREY), ("Q Kᵀ", BLUE), ("÷ √d_k", BLUE), ("mask\n(optional)", ORANGE),
+             ("softmax\nover keys", GREEN), ("× V", PURPLE), ("output", GREY)]
+    fig, ax = canvas(10, 1.6)
+    for i, (text, colour) in enumerate(steps):
+        x = 0.1 + i * 1.42
+        box(ax, x, 0.35, 1.1, 0.9, text, colour, 9)
+        if i < len(steps) - 1:
+            arrow(ax, x + 1.1, 0.8, x + 1.42, 0.8)
+    ax.text(8.62, 0.12, "V", ha="center", fontsize=9)
+    save(fig, "02_scaled_dot_product.png")
+
+
+def masks():
+    import numpy as np
+
+    n = 5
+    padding = np.ones((n, n))
+    padding[:, 3:] = 0
+    causal = np.tril(np.ones((n, n)))
+    fig, axes = plt.subplots(1, 2, figsize=(6, 3))
+    for ax, grid, title in ((axes[0], padding, "padding: last 2 keys are <pad>"),
+                            (axes[1], causal, "causal: no peeking ahead")):
+        ax.imshow(grid, cmap="Greens", vmin=-0.3, vmax=1.2)
+        for i in range(n):
+            for j in range(n):
+                ax.text(j, i, "✓" if grid[i, j] else "·", ha="center", va="center",
+                        color="white" if grid[i, j] else "black")
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel("key")
+        ax.set_ylabel("query")
+        ax.set_xticks([])
+        ax.set_yticks([])
+    save(fig, "03_masking.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
+    queries_keys_values()
+    scaled_dot_product()
+    masks()

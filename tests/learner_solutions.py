@@ -55,6 +55,18 @@ SOFTMAX_WRONG = {
 # ----------------------------------------------------- scaled dot-product (notebook 02)
 
 
+def scaled_ok(query, key):
+    return query @ key.transpose(-2, -1) * key.shape[-1] ** -0.5
+
+
+def scaled_by_dk(query, key):
+    return torch.matmul(query, key.transpose(-1, -2)) / key.shape[-1]
+
+
+def scaled_by_len(query, key):
+    return torch.matmul(query, key.transpose(-1, -2)) / math.sqrt(key.shape[-2])
+
+
 def sdp_ok_einsum(query, key, value, mask=None):
     scores = torch.einsum("...qd,...kd->...qk", query, key) / query.shape[-1] ** 0.5
     if mask is not None:
@@ -212,12 +224,14 @@ PADDING_WRONG = {
 
 CORRECT = {
     "softmax": [softmax_ok, softmax_ok_logsumexp],
+    "scaled_scores": [scaled_ok],
     "scaled_dot_product": [sdp_ok_einsum, sdp_ok_sdpa],
     "causal_mask": [causal_ok_loop, causal_ok_compare],
     "padding_mask": [padding_ok],
 }
 WRONG = {
     "softmax": SOFTMAX_WRONG,
+    "scaled_scores": {scaled_by_dk: "divide_by_dk", scaled_by_len: "sqrt_of_seq_len"},
     "scaled_dot_product": SDP_WRONG,
     "causal_mask": CAUSAL_WRONG,
     "padding_mask": PADDING_WRONG,

@@ -4,7 +4,7 @@ import math
 
 import torch
 
-from attncourse.attention import attention
+from attncourse.attention import attention, scaled_scores
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.masks import causal_mask
 
@@ -89,6 +89,41 @@ def _no_softmax(q, k, v, mask=None):
     if mask is not None:
         s = s.masked_fill(mask == 0, 0.0)
     return s @ v, s
+
+
+def _scaled_score_cases():
+    return [
+        Case("3 queries, 5 keys, d_k 4", _qkv((), 3, 5, 4, 4, 70)[:2]),
+        Case("d_k 16", _qkv((), 4, 4, 16, 16, 80)[:2]),
+        Case("batch and heads (2, 3, …), d_k 9", _qkv((2, 3), 2, 6, 9, 9, 90)[:2]),
+    ]
+
+
+register(Exercise(
+    id="scaled_scores",
+    title="Scaled scores Q·Kᵀ / √d_k",
+    notebook="02_scaled_dot_product",
+    signature="scaled_scores(query, key) -> (..., q_len, k_len)",
+    reference=scaled_scores,
+    make_cases=_scaled_score_cases,
+    hints=[
+        "Start from the raw scores of notebook 01: query @ key.transpose(-2, -1).",
+        "d_k is the size of the last dimension of the query: query.size(-1). Divide by its "
+        "square root, math.sqrt(d_k) or d_k ** 0.5.",
+    ],
+    mistakes=[
+        Mistake("no_scaling", "these are the raw scores; divide them by sqrt(d_k).",
+                lambda q, k: _scores(q, k)),
+        Mistake("divide_by_dk", "you divided by d_k, not sqrt(d_k). The dot product's "
+                "variance grows like d_k, so its spread grows like sqrt(d_k).",
+                lambda q, k: _scores(q, k) / q.size(-1)),
+        Mistake("sqrt_of_seq_len", "you divided by the square root of the sequence length; "
+                "d_k is the size of each query vector, query.size(-1).",
+                lambda q, k: _scores(q, k) / math.sqrt(k.size(-2))),
+        Mistake("multiplied", "you multiplied by sqrt(d_k); divide instead, to shrink the "
+                "spread of the scores.", lambda q, k: _scores(q, k) * math.sqrt(q.size(-1))),
+    ],
+))
 
 
 register(Exercise(

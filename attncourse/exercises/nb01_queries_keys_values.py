@@ -1,0 +1,94 @@
+"""Notebook 01's exercises: projecting tokens to Q, K, V, and the raw score matrix."""
+
+
+from attncourse.attention import dot_scores, project_qkv
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+
+
+def _projection_case(label, lead, seq, d_model, d_k, d_v, seed):
+    x = seeded_randn(*lead, seq, d_model, seed=seed)
+    return Case(label, (x, seeded_randn(d_model, d_k, seed=seed + 1),
+                        seeded_randn(d_model, d_k, seed=seed + 2),
+                        seeded_randn(d_model, d_v, seed=seed + 3)))
+
+
+def _projection_cases():
+    return [
+        _projection_case("square weights: 5 tokens, d_model = d_k = d_v = 4", (), 5, 4, 4, 4, 1),
+        _projection_case("d_model 8 → d_k 4, d_v 6", (), 5, 8, 4, 6, 11),
+        _projection_case("a batch of 2 sentences", (2,), 3, 8, 4, 6, 21),
+    ]
+
+
+def _linear_convention(x, W_Q, W_K, W_V):
+    return x @ W_Q.T, x @ W_K.T, x @ W_V.T
+
+
+def _swapped_q_k(x, W_Q, W_K, W_V):
+    return x @ W_K, x @ W_Q, x @ W_V
+
+
+def _one_matrix(x, W_Q, W_K, W_V):
+    return x @ W_Q, x @ W_Q, x @ W_Q
+
+
+register(Exercise(
+    id="qkv_projections",
+    title="Queries, keys and values from embeddings",
+    notebook="01_queries_keys_values",
+    signature="project_qkv(x, W_Q, W_K, W_V) -> (Q, K, V)",
+    reference=project_qkv,
+    make_cases=_projection_cases,
+    output_names=("Q", "K", "V"),
+    hints=[
+        "Each of Q, K, V is the same x multiplied by its own matrix.",
+        "x is (seq, d_model) and W_Q is (d_model, d_k): x @ W_Q is (seq, d_k). The @ operator "
+        "also works when x has a batch dimension in front.",
+    ],
+    mistakes=[
+        Mistake("linear_convention", "the weights are transposed (that is nn.Linear's storage "
+                "convention). Here W_Q is (d_model, d_k), so compute x @ W_Q.",
+                _linear_convention),
+        Mistake("swapped_q_k", "Q and K are swapped: queries come from W_Q, keys from W_K.",
+                _swapped_q_k),
+        Mistake("one_matrix", "all three use W_Q. Each role has its own matrix: that is what "
+                "lets a word ask for one thing and offer another.", _one_matrix),
+    ],
+))
+
+
+def _score_cases():
+    return [
+        Case("3 queries, 3 keys, d_k 4", (seeded_randn(3, 4, seed=31), seeded_randn(3, 4, seed=32))),
+        Case("2 queries, 5 keys", (seeded_randn(2, 4, seed=33), seeded_randn(5, 4, seed=34))),
+        Case("batched (2, 3, …) with 4 keys",
+             (seeded_randn(2, 3, 4, seed=35), seeded_randn(2, 4, 4, seed=36))),
+    ]
+
+
+register(Exercise(
+    id="dot_scores",
+    title="The raw score matrix Q·Kᵀ",
+    notebook="01_queries_keys_values",
+    signature="dot_scores(query, key) -> (..., q_len, k_len)",
+    reference=dot_scores,
+    make_cases=_score_cases,
+    hints=[
+        "Entry (i, j) is the dot product of query i with key j.",
+        "Multiply the queries by the keys transposed; transpose only the last two axes, "
+        "key.transpose(-2, -1), so a batch dimension in front is left alone.",
+    ],
+    mistakes=[
+        Mistake("keys_as_rows", "rows and columns are swapped: you computed K·Qᵀ. Rows must "
+                "be queries (one row of scores per asking word).",
+                lambda q, k: k @ q.transpose(-2, -1)),
+        Mistake("transpose_2d_only", "`.T` (or `.t()`) only transposes 2-D tensors. With a "
+                "batch dimension use key.transpose(-2, -1).", lambda q, k: q @ k.T),
+        Mistake("scaled_too_early", "these scores are divided by sqrt(d_k). That is the next "
+                "notebook's step; here we want the raw dot products.",
+                lambda q, k: q @ k.transpose(-2, -1) / q.size(-1) ** 0.5),
+        Mistake("elementwise", "you multiplied matching positions only ((Q * K).sum(-1)), "
+                "which pairs query i with key i. Every query must meet every key.",
+                lambda q, k: (q * k).sum(-1)),
+    ],
+))

@@ -1,0 +1,65 @@
+"""Quiz for notebook 01: queries, keys and values."""
+
+from attncourse.quiz import Question
+
+NB = "01_queries_keys_values"
+
+QUESTIONS = [
+    Question(
+        id="q01-role",
+        notebook=NB,
+        prompt="Which of a token's three vectors describes what that token is looking for?",
+        kind="choice",
+        options=("its query", "its key", "its value", "its embedding"),
+        key="d18be921e1c61c6f395f",
+        explanation="The query asks; keys are what other tokens offer; values are what they "
+                    "hand over once chosen.",
+        mistakes={"86c7769ac1f88dca4eae": "The key is what a token offers to the queries of others."},
+    ),
+    Question(
+        id="q01-q-shape",
+        notebook=NB,
+        prompt="X is (13, 8) — 13 tokens, d_model = 8 — and W_Q is (8, 4). What is the "
+               "shape of Q = X W_Q?",
+        kind="shape",
+        key="ec4c54d5d1ee82203efa",
+        explanation="(13, 8) @ (8, 4) gives (13, 4): one 4-dimensional query per token.",
+        mistakes={"ea7689dc5b12ed2f0a61": "That is Qᵀ: rows of Q are tokens, one query each."},
+    ),
+    Question(
+        id="q01-score-shape",
+        notebook=NB,
+        prompt="The queries come from a 5-token sentence and the keys from a 7-token "
+               "sentence (both with d_k = 16). What is the shape of Q Kᵀ?",
+        kind="shape",
+        key="f95e07ab97599f07597c",
+        explanation="One row per query, one column per key: (5, 7). d_k disappears in the "
+                    "dot products.",
+        mistakes={"f590ef789a1abc752c77": "Rows belong to queries, columns to keys.",
+                  "ae4c17e85a47a0c28b00": "That would be Qᵀ K. The dot products run over d_k, so "
+                                   "d_k is summed away."},
+    ),
+    Question(
+        id="q01-asymmetric",
+        notebook=NB,
+        prompt="X Xᵀ is symmetric, but Q Kᵀ usually is not. Why?",
+        kind="choice",
+        options=("Because W_Q and W_K are different matrices, so q_i·k_j ≠ q_j·k_i in general.",
+                 "Because of the softmax.",
+                 "Because keys have more dimensions than queries."),
+        key="15f964f4ed07fe9a1cba",
+        explanation="The score of i for j uses i's query and j's key; swapping the roles uses "
+                    "other vectors. What a word needs differs from what it offers.",
+    ),
+    Question(
+        id="q01-param-count",
+        notebook=NB,
+        prompt="With d_model = 8 and d_k = d_v = 4 (no biases), how many numbers do W_Q, W_K "
+               "and W_V hold together?",
+        kind="numeric",
+        tol=0.5,
+        key="b388368ac6a4b6805691",
+        explanation="Each matrix is 8 × 4 = 32 numbers; three of them make 96.",
+        mistakes={"66b9c8337a09cacf24e5": "That is one matrix; there are three: W_Q, W_K and W_V."},
+    ),
+]

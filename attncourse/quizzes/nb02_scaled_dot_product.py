@@ -1,0 +1,69 @@
+"""Quiz for notebook 02: scaled dot-product attention."""
+
+from attncourse.quiz import Question
+
+NB = "02_scaled_dot_product"
+
+QUESTIONS = [
+    Question(
+        id="q02-scale",
+        notebook=NB,
+        prompt="With d_k = 64, by what number are the scores Q Kᵀ divided?",
+        kind="numeric",
+        tol=0.01,
+        key="9473a52f5c017c9d8b66",
+        explanation="By sqrt(d_k) = sqrt(64) = 8: the standard deviation of a dot product of "
+                    "64 unit-variance terms.",
+        mistakes={"e2fd1262715dc96ad5c2": "That is d_k itself. The variance is d_k, so the spread (standard "
+                             "deviation) is sqrt(d_k)."},
+    ),
+    Question(
+        id="q02-variance",
+        notebook=NB,
+        prompt="q and k have d_k independent entries with mean 0 and variance 1. What is the "
+               "variance of q·k when d_k = 256?",
+        kind="numeric",
+        tol=0.5,
+        key="37b21c6d61c37215fd17",
+        explanation="A sum of 256 independent products, each of variance 1, has variance 256.",
+        mistakes={"05c30534ba3177a527a5": "16 = sqrt(256) is the standard deviation, not the variance.",
+                  "b7ae11597a179e2084ee": "That is the variance *after* dividing by sqrt(d_k)."},
+    ),
+    Question(
+        id="q02-weights-shape",
+        notebook=NB,
+        prompt="Q is (2, 4, 6, 8) and K is (2, 4, 7, 8) — batch 2, 4 heads, d_k 8. What is "
+               "the shape of the attention weights?",
+        kind="shape",
+        key="c96cedf6800c7a690a9b",
+        explanation="One row per query and one column per key, for every batch and head: "
+                    "(2, 4, 6, 7).",
+        mistakes={"d1289381f67145b233e7": "Rows are queries (6 of them), columns keys (7).",
+                  "cc6ad914b33edef52de6": "That is the shape of Q; the weights compare queries "
+                                       "with keys."},
+    ),
+    Question(
+        id="q02-saturation",
+        notebook=NB,
+        prompt="What goes wrong if the scores are much too large (e.g. unscaled with d_k = 512)?",
+        kind="multi",
+        options=("The softmax puts almost all the weight on one key.",
+                 "The gradients reaching the scores become tiny.",
+                 "The weights no longer sum to 1.",
+                 "The output changes shape."),
+        key="50f9ab08fe6bf3b1f011",
+        explanation="A saturated softmax is nearly one-hot, and its derivative p_i(δ_ij − p_j) "
+                    "is then nearly zero; the weights still sum to 1 and shapes do not change.",
+    ),
+    Question(
+        id="q02-softmax-dim",
+        notebook=NB,
+        prompt="The scores are (q_len, k_len). Along which dimension does the softmax run?",
+        kind="choice",
+        options=("dim = -1, over the keys: each query's weights sum to 1",
+                 "dim = 0, over the queries: each key's weights sum to 1",
+                 "over the whole matrix"),
+        key="92e74fdd9a5e34f5ebd8",
+        explanation="Each query shares out its attention among the keys, so every row sums to 1.",
+    ),
+]
