@@ -1,0 +1,72 @@
+"""Quiz for notebook 03: masking."""
+
+from attncourse.quiz import Question
+
+NB = "03_masking"
+
+QUESTIONS = [
+    Question(
+        id="q03-causal-count",
+        notebook=NB,
+        prompt="In a causal mask for a sequence of 5 tokens, how many entries are True?",
+        kind="numeric",
+        tol=0.5,
+        key="75bf09e5cfeaac13732c",
+        explanation="Row i has i + 1 True entries: 1 + 2 + 3 + 4 + 5 = 15, the lower triangle "
+                    "with its diagonal.",
+        mistakes={"228d019e17a3a07ca0ae": "That leaves out the diagonal: a position may attend to itself.",
+                  "a388a23142d88e7f1348": "That is every entry; the causal mask hides the future."},
+    ),
+    Question(
+        id="q03-padding-shape",
+        notebook=NB,
+        prompt="tokens is (4, 9): 4 sentences padded to 9 tokens. What shape does "
+               "padding_mask(tokens, pad_id) have, so that it broadcasts against scores "
+               "(4, 9, 9)?",
+        kind="shape",
+        key="6757845a2c0cfb869b25",
+        explanation="(4, 1, 9): the 1 broadcasts over the query rows, so each key column is "
+                    "shown or hidden for every query.",
+        mistakes={"6c642d052903cef897cb": "That would hide query *rows*; padding must hide key "
+                                    "columns.",
+                  "6050fc1b6a6c8187f817": "(4, 9) would broadcast as (1, 4, 9) against (4, 9, 9): "
+                                 "the wrong axes."},
+    ),
+    Question(
+        id="q03-before-softmax",
+        notebook=NB,
+        prompt="Why are masked scores filled with a large negative number before the softmax "
+               "rather than setting the weights to 0 after it?",
+        kind="choice",
+        options=("So that each row of weights still sums to 1 over the visible keys.",
+                 "Because it is faster.",
+                 "Because the softmax cannot take zeros as input."),
+        key="db2d3b503e9cabc61eff",
+        explanation="The softmax normalises over whatever it sees; masking first means it "
+                    "normalises over the visible keys only.",
+    ),
+    Question(
+        id="q03-inf",
+        notebook=NB,
+        prompt="Every key in a row is masked with -inf. What does the softmax return for that row?",
+        kind="choice",
+        options=("NaN", "all zeros", "equal weights", "an error"),
+        key="d7c2cf1993273a445ca0",
+        explanation="exp(-inf) = 0 for every key, and 0/0 is NaN. With finfo.min (or -1e9 in "
+                    "float32) the row gets equal weights instead.",
+        mistakes={"ba40f4cd60740a494423": "That is what finfo.min or -1e9 give; -inf gives 0/0."},
+    ),
+    Question(
+        id="q03-mha",
+        notebook=NB,
+        prompt="You pass the course's causal_mask (True = may attend) straight to "
+               "nn.MultiheadAttention as attn_mask. What happens?",
+        kind="choice",
+        options=("It silently attends only to the future (and itself is hidden).",
+                 "It works the same as with SDPA.",
+                 "PyTorch raises an error about the mask's convention."),
+        key="dcfb1fc80f5e1ed8cbfb",
+        explanation="nn.MultiheadAttention reads True as *blocked*, so the mask is inverted. "
+                    "Convert with ~mask (ac.to_nn_mha_mask).",
+    ),
+]
