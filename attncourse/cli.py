@@ -1,4 +1,4 @@
-"""The ``attncourse`` command line: ``doctor``, ``progress``, ``exercises``."""
+"""The ``attncourse`` command line: tools for learners, the static site and instructors."""
 
 import argparse
 import sys
@@ -30,6 +30,14 @@ def _exercises(args):
     return 0
 
 
+def _site(args):
+    from attncourse.site import build_site
+
+    pages = build_site(args.out_dir)
+    print(f"wrote {len(pages)} pages and index.html to {args.out_dir}")
+    return 0
+
+
 def build_parser():
     parser = argparse.ArgumentParser(prog="attncourse",
                                      description="Tools for the attention course.")
@@ -38,6 +46,9 @@ def build_parser():
     sub.add_parser("progress", help="show your exercises and quiz answers").set_defaults(
         func=_progress)
     sub.add_parser("exercises", help="list every exercise").set_defaults(func=_exercises)
+    site = sub.add_parser("site", help="build a read-only HTML version of the course")
+    site.add_argument("out_dir", help="folder to write index.html and the pages into")
+    site.set_defaults(func=_site)
     return parser
 
 

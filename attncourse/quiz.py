@@ -182,6 +182,17 @@ def _as_text(question):
     return "\n".join(lines)
 
 
+def static_html(notebook):
+    """The questions of a notebook as plain HTML, without answers (for the static site)."""
+    parts = []
+    for q in questions_for(notebook):
+        options = "".join(f"<li>{html.escape(o)}</li>" for o in q.options)
+        parts.append(f'<div class="attncourse-quiz-static"><p><b>{html.escape(q.prompt)}</b></p>'
+                     + (f'<ol type="a">{options}</ol>' if options else "") + "</div>")
+    note = ("<p><i>Open this notebook in Jupyter to answer and get instant feedback.</i></p>")
+    return note + "".join(parts)
+
+
 def _in_jupyter():
     try:
         return get_ipython().__class__.__name__ == "ZMQInteractiveShell"  # noqa: F821

@@ -85,6 +85,8 @@ def interact(plot, **controls):
     for control in controls.values():
         if hasattr(control, "continuous_update"):
             control.continuous_update = False
+        if hasattr(control, "style") and hasattr(control.style, "description_width"):
+            control.style.description_width = "initial"  # show the whole label
 
     def draw(**values):
         plot(**values)

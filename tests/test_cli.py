@@ -33,3 +33,10 @@ def test_console_script_is_installed():
     assert exe, "the attncourse console script is not on PATH (pip install -e .)"
     out = subprocess.run([exe, "--help"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and "progress" in out.stdout
+
+
+def test_site_command_builds_the_course(tmp_path, capsys):
+    assert main(["site", str(tmp_path / "site")]) == 0
+    assert "index.html" in capsys.readouterr().out
+    index = (tmp_path / "site" / "index.html").read_text()
+    assert "00_welcome.html" in index and (tmp_path / "site" / "assets").is_dir()

@@ -1,0 +1,214 @@
+"""The course where learners meet it: JupyterLab in a real (headless) Chromium, and the site.
+
+Selected with ``pytest -m browser`` (deselected by default: it needs Debian's ``chromium`` and
+``pip install playwright``; .ci/run installs both). Screenshots go to artifacts/browser/.
+"""
+
+import html
+import inspect
+import json
+import os
+import secrets
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+ARTIFACTS = ROOT / "artifacts" / "browser"
+CHROMIUM = os.environ.get("ATTNCOURSE_CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run",
+                 "--disable-quic", "--disable-dev-shm-usage"]
+
+
+def _unavailable(reason):
+    """Say why in one line: a failure under CI (it must run there), a skip elsewhere."""
+    if os.environ.get("CI"):
+        pytest.fail(f"browser test cannot run: {reason}", pytrace=False)
+    pytest.skip(reason)
+
+
+@pytest.fixture(scope="module")
+def browser():
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        _unavailable("playwright is not installed (pip install playwright)")
+    if not Path(CHROMIUM).exists():
+        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+    with sync_playwright() as p:
+        try:
+            chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
+                                         headless=True, timeout=60_000)
+        except Exception as exc:  # report the first line of Playwright's long message
+            _unavailable(f"Chromium could not start: {str(exc).strip().splitlines()[0]}")
+        yield chromium
+        chromium.close()
+
+
+def _free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def lab():
+    """A JupyterLab server on a free port, serving a temporary copy of the course."""
+    work = Path(tempfile.mkdtemp(prefix="attncourse-lab-"))
+    for folder in ("notebooks", "assets"):
+        shutil.copytree(ROOT / folder, work / folder)
+    labconfig = work / "config" / "labconfig"  # no "Jupyter news?" toast over the page
+    labconfig.mkdir(parents=True)
+    (labconfig / "page_config.json").write_text(json.dumps(
+        {"disabledExtensions": {"@jupyterlab/apputils-extension:announcements": True}}))
+    port, token = _free_port(), secrets.token_hex(16)
+    env = dict(os.environ, ATTNCOURSE_HOME=str(work / "home"),
+               JUPYTER_CONFIG_DIR=str(work / "config"), JUPYTER_RUNTIME_DIR=str(work / "rt"),
+               JUPYTERLAB_WORKSPACES_DIR=str(work / "ws"))
+    log = open(work / "lab.log", "w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1",
+         f"--port={port}", f"--IdentityProvider.token={token}",
+         f"--ServerApp.root_dir={work}", "--allow-root",
+         "--LabApp.expose_app_in_browser=True", f"--LabApp.workspaces_dir={work / 'ws'}"],
+        stdout=log, stderr=subprocess.STDOUT, env=env, cwd=work)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.time() + 90
+    while True:
+        try:
+            urllib.request.urlopen(f"{base}/api/status?token={token}", timeout=2)
+            break
+        except OSError:
+            if server.poll() is not None or time.time() > deadline:
+                server.kill()
+                pytest.fail(f"jupyter lab did not start; see its log: "
+                            f"{(work / 'lab.log').read_text()[-500:]}", pytrace=False)
+            time.sleep(0.5)
+    yield base, token, work
+    server.terminate()  # shut down our own server by its PID, nothing else
+    try:
+        server.wait(timeout=20)
+    except subprocess.TimeoutExpired:
+        server.kill()
+    log.close()
+    shutil.rmtree(work, ignore_errors=True)
+
+
+KERNEL_IDLE = """() => {
+  const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
+  const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
+  return !!k && k.status === 'idle' && w.content && w.content.widgets.length > 0;
+}"""
+
+ERRORS_AND_COUNTS = """() => {
+  const w = window.jupyterapp.shell.currentWidget;
+  const cells = w.context.model.toJSON().cells.filter(c => c.cell_type === 'code');
+  const errors = cells.flatMap(c => (c.outputs || []).filter(o => o.output_type === 'error')
+                                      .map(o => o.ename + ': ' + o.evalue));
+  return {errors, unrun: cells.filter(c => !c.execution_count).length};
+}"""
+
+
+def _open_and_run(page, base, token, name):
+    page.goto(f"{base}/lab/tree/notebooks/{name}?token={token}")
+    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
+    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    page.wait_for_function(
+        "() => { const w = window.jupyterapp.shell.currentWidget;"
+        " const cells = w.context.model.toJSON().cells.filter(c => c.cell_type === 'code');"
+        " return cells.every(c => c.execution_count) && w.sessionContext.session.kernel.status"
+        " === 'idle'; }", timeout=180_000)
+    return page.evaluate(ERRORS_AND_COUNTS)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_runs_in_jupyterlab(browser, lab, path):
+    base, token, _ = lab
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    try:
+        result = _open_and_run(page, base, token, path.name)
+        assert result["errors"] == [], f"{path.name} shows errors: {result['errors']}"
+        assert result["unrun"] == 0
+        widgets = page.locator(".jp-Notebook .jupyter-widgets")
+        widgets.first.wait_for(timeout=30_000)
+        assert widgets.count() > 0, "no ipywidgets control rendered"
+        if path.name.startswith("00_"):
+            _use_quiz_and_slider(page)
+    finally:
+        page.screenshot(path=str(ARTIFACTS / f"{path.stem}.png"))
+        page.close()
+
+
+def _use_quiz_and_slider(page):
+    """Answer a quiz question by clicking, and move a slider: both must visibly respond."""
+    quiz = page.locator(".attncourse-quiz").filter(has_text="What happens to the cells").first
+    quiz.scroll_into_view_if_needed()
+    quiz.get_by_text("They run normally", exact=False).click()
+    quiz.get_by_role("button", name="Check").click()
+    quiz.get_by_text("✓ correct").wait_for(timeout=15_000)
+
+    interact = page.locator(".widget-interact").first
+    interact.scroll_into_view_if_needed()
+    image = interact.locator("img").first
+    image.wait_for(timeout=30_000)
+    before = image.get_attribute("src")
+    readout = interact.locator(".widget-readout").first  # type a new value, as a learner can
+    readout.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("5")
+    page.keyboard.press("Enter")
+    page.wait_for_function(
+        "(before) => { const img = document.querySelector('.widget-interact img');"
+        " return img && img.getAttribute('src') !== before; }", arg=before, timeout=30_000)
+    page.screenshot(path=str(ARTIFACTS / "00_welcome_after_interaction.png"))
+
+
+def test_static_site_pages_load_without_broken_images(browser, tmp_path):
+    from attncourse.site import build_site
+
+    pages = build_site(tmp_path / "site", ROOT)
+    assert len(pages) == len(NOTEBOOKS)
+    page = browser.new_page()
+    try:
+        page.goto((tmp_path / "site" / "index.html").as_uri())
+        links = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
+        assert links == [name for _, name in pages]
+        for href in ["index.html", *links]:
+            response = page.goto((tmp_path / "site" / href).as_uri())
+            assert response is None or response.ok
+            page.wait_for_load_state("load")
+            broken = page.evaluate("() => Array.from(document.images)"
+                                   ".filter(i => !(i.complete && i.naturalWidth > 0))"
+                                   ".map(i => i.src.slice(0, 80))")
+            assert broken == [], f"{href}: broken images {broken}"
+        page.screenshot(path=str(ARTIFACTS / "site_last_page.png"))
+    finally:
+        page.close()
+
+
+def test_static_site_leaks_no_answers_or_solutions(tmp_path):
+    from attncourse.exercises import all_exercises
+    from attncourse.quiz import all_questions
+    from attncourse.site import build_site
+
+    build_site(tmp_path / "site", ROOT)
+    text = "\n".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site").glob("*.html"))
+    for question in all_questions():
+        assert question.key not in text
+        assert html.escape(question.explanation[:50]) not in text, f"{question.id} leaked"
+    for exercise in all_exercises():  # the reference's last line of code must not appear
+        lines = [ln.strip() for ln in inspect.getsource(exercise.reference).splitlines()]
+        last = [ln for ln in lines if ln and not ln.startswith(("#", '"""'))][-1]
+        assert len(last) < 20 or html.escape(last) not in text, f"{exercise.id} leaked"
