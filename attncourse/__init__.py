@@ -17,6 +17,14 @@ from attncourse.masks import (
     target_mask,
     to_nn_mha_mask,
 )
+from attncourse.multihead import (
+    AttentionHead,
+    MultiHeadAttention,
+    MultiHeadFromHeads,
+    merge_heads,
+    multi_head_forward,
+    split_heads,
+)
 from attncourse.progress_file import progress
 from attncourse.quiz import answer, ask
 from attncourse.text import (
@@ -38,6 +46,9 @@ __all__ = [
     # words to vectors (notebook 01)
     "tokenize", "Vocab", "FEATURES", "RIVER_SENTENCE", "river_embeddings",
     "hand_made_projections",
+    # multi-head attention (notebook 04)
+    "AttentionHead", "split_heads", "merge_heads", "multi_head_forward", "MultiHeadAttention",
+    "MultiHeadFromHeads",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

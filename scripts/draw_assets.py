@@ -109,9 +109,82 @@ def masks():
     save(fig, "03_masking.png")
 
 
+def multi_head():
+    fig, ax = canvas(11, 3.6)
+    box(ax, 0.0, 1.3, 1.5, 1.0, "X\n(batch, seq, 256)", GREY, 9)
+    arrow(ax, 1.5, 1.8, 1.9, 1.8)
+    box(ax, 1.9, 1.2, 1.7, 1.2, "one fused\nW_QKV: Q, K, V\n(batch, seq, 256)", BLUE, 9)
+    arrow(ax, 3.6, 1.8, 4.0, 1.8)
+    box(ax, 4.0, 1.3, 1.2, 1.0, "split\ninto 8 heads\nof 32", ORANGE, 9)
+    heads = [(3.05, "head 1"), (2.25, "head 2"), (1.05, "…"), (0.25, "head 8")]
+    for y, name in heads:
+        if name != "…":
+            arrow(ax, 5.2, 1.8, 5.7, y + 0.3)
+            box(ax, 5.7, y, 1.7, 0.6, f"{name}: attention\n(batch, seq, 32)", GREEN, 8)
+            arrow(ax, 7.4, y + 0.3, 7.9, 1.8)
+        else:
+            ax.text(6.55, y + 0.3, "⋮", ha="center", va="center", fontsize=14)
+    box(ax, 7.9, 1.3, 1.3, 1.0, "concat\n(batch, seq,\n8·32 = 256)", ORANGE, 9)
+    arrow(ax, 9.2, 1.8, 9.55, 1.8)
+    box(ax, 9.55, 1.3, 1.4, 1.0, "× W_O\n(batch, seq, 256)", PURPLE, 9)
+    ax.set_ylim(0.1, 3.75)
+    save(fig, "04_multi_head.png")
+
+
+def split_merge():
+    """The reshape/transpose dance for one sequence: 6 positions, d_model 256 = 8 heads × 32."""
+    from matplotlib.patches import Rectangle
+
+    colours = plt.get_cmap("tab10").colors[:8]
+    fig, ax = canvas(12.8, 3.4)
+
+    def grid(x, y, rows, cols, colour_of, w=0.09, h=0.25):
+        for r in range(rows):
+            for c in range(cols):
+                ax.add_patch(Rectangle((x + c * w, y - r * h), w, h, fc=colour_of(r, c),
+                                       ec="white", lw=0.6))
+
+    def step(x0, x1, label):
+        arrow(ax, x0, 1.6, x1, 1.6)
+        ax.text((x0 + x1) / 2, 1.72, label, ha="center", va="bottom", fontsize=8,
+                family="monospace")
+
+    def caption(x, title, text):
+        ax.text(x, 2.95, title, ha="center", fontsize=9)
+        ax.text(x, 0.7, text, ha="center", va="top", fontsize=8)
+
+    seq = 6
+    # 1. (seq, 256): 8 coloured column blocks (one per head), 2 drawn cells per head
+    grid(0.2, 2.4, seq, 16, lambda r, c: colours[c // 2])
+    caption(0.92, "x: (batch, 6, 256)", "position × feature;\ncolour = the head\na feature goes to")
+    step(1.75, 3.0, ".view(batch,\n6, 8, 32)")
+    # 2. (seq, 8, 32): the same numbers, each row cut into 8 pieces
+    for r in range(seq):
+        for hd in range(8):
+            ax.add_patch(Rectangle((3.1 + hd * 0.2, 2.4 - r * 0.25), 0.17, 0.25,
+                                   fc=colours[hd], ec="white", lw=0.6))
+    caption(3.9, "(batch, 6, 8, 32)", "same memory: each\nrow cut into 8\npieces of 32")
+    step(4.8, 6.0, ".transpose(1, 2)")
+    # 3. (8, seq, 32): one small matrix per head, head 1 in front
+    for hd in reversed(range(8)):
+        grid(6.1 + hd * 0.12, 2.55 - hd * 0.09, seq, 3, lambda r, c, hd=hd: colours[hd],
+             w=0.12, h=0.2)
+    caption(6.75, "(batch, 8, 6, 32)", "8 heads, each\na (6, 32) matrix")
+    step(7.5, 8.35, "attention")
+    box(ax, 8.4, 1.15, 1.35, 0.9, "every head\nat once\n(batch, 8, 6, 32)", GREEN, 8)
+    step(9.8, 11.05, ".transpose(1, 2)\n.reshape(batch,\n6, 256)")
+    # 4. back to (seq, 256): the heads' outputs side by side = Concat
+    grid(11.15, 2.4, seq, 16, lambda r, c: colours[c // 2])
+    caption(11.87, "(batch, 6, 256)", "Concat(head_1 … head_8),\nthen × W_O")
+    ax.set_ylim(0.1, 3.3)
+    save(fig, "04_split_merge.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
     queries_keys_values()
     scaled_dot_product()
     masks()
+    multi_head()
+    split_merge()

@@ -1,0 +1,227 @@
+"""Notebook 04's exercises: split the heads, merge them back, a whole multi-head forward."""
+
+import math
+
+import torch
+
+from attncourse.attention import attention
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.masks import causal_mask
+from attncourse.multihead import merge_heads, multi_head_forward, split_heads
+
+# ------------------------------------------------------------------------ split_heads
+
+
+def _split_cases():
+    return [
+        Case("(2, 3, 8) into 2 heads of 4", (seeded_randn(2, 3, 8, seed=1), 2)),
+        Case("(1, 5, 12) into 3 heads of 4", (seeded_randn(1, 5, 12, seed=2), 3)),
+        Case("(3, 4, 6) into 6 heads of 1", (seeded_randn(3, 4, 6, seed=3), 6)),
+        Case("(2, 2, 4) into 1 head", (seeded_randn(2, 2, 4, seed=4), 1)),
+    ]
+
+
+def _split_no_transpose(x, h):
+    b, s, d = x.shape
+    return x.reshape(b, h, s, d // h)
+
+
+def _split_no_head_axis_move(x, h):
+    b, s, d = x.shape
+    return x.reshape(b, s, h, d // h)
+
+
+def _split_interleaved(x, h):
+    b, s, d = x.shape
+    return x.reshape(b, s, d // h, h).permute(0, 3, 1, 2)
+
+
+register(Exercise(
+    id="split_heads",
+    title="Split d_model into heads",
+    notebook="04_multi_head",
+    signature="split_heads(x, num_heads): (batch, seq, d_model) -> (batch, heads, seq, d_k)",
+    reference=split_heads,
+    make_cases=_split_cases,
+    hints=[
+        "d_k = d_model // num_heads. Head i owns the features i*d_k … (i+1)*d_k - 1 of every "
+        "position.",
+        "First cut the last axis: x.view(batch, seq, num_heads, d_k). Each position now holds "
+        "num_heads rows of d_k features.",
+        "Then move the head axis in front of seq: .transpose(1, 2) gives "
+        "(batch, heads, seq, d_k).",
+    ],
+    mistakes=[
+        Mistake("no_transpose", "the shape is right but the numbers are scrambled: reshaping "
+                "straight to (batch, heads, seq, d_k) cuts across positions. Reshape to "
+                "(batch, seq, heads, d_k) first, then .transpose(1, 2).", _split_no_transpose),
+        Mistake("head_axis_not_moved", "the result is (batch, seq, heads, d_k): the split is "
+                "right, now move the head axis in front of seq with .transpose(1, 2).",
+                _split_no_head_axis_move),
+        Mistake("interleaved", "each head got every num_heads-th feature. A head owns a "
+                "contiguous block of d_k features: view(batch, seq, num_heads, d_k), heads "
+                "before d_k.", _split_interleaved),
+    ],
+))
+
+# ------------------------------------------------------------------------ merge_heads
+
+
+def _merge_cases():
+    return [
+        Case("2 heads of 4 → d_model 8", (seeded_randn(2, 2, 3, 4, seed=5),)),
+        Case("3 heads of 4, seq 5 → d_model 12", (seeded_randn(1, 3, 5, 4, seed=6),)),
+        Case("4 heads of 2, batch 3 → d_model 8", (seeded_randn(3, 4, 2, 2, seed=7),)),
+        Case("1 head of 5 (nothing to swap)", (seeded_randn(2, 1, 3, 5, seed=8),)),
+    ]
+
+
+def _merge_no_transpose(x):
+    b, h, s, d_k = x.shape
+    return x.reshape(b, s, h * d_k)
+
+
+def _merge_interleaved(x):
+    b, h, s, d_k = x.shape
+    return x.permute(0, 2, 3, 1).reshape(b, s, h * d_k)
+
+
+def _merge_view_after_transpose(x):
+    b, h, s, d_k = x.shape
+    return x.transpose(1, 2).view(b, s, h * d_k)
+
+
+def _merge_mean_of_heads(x):
+    return x.mean(dim=1)
+
+
+register(Exercise(
+    id="merge_heads",
+    title="Concatenate the heads",
+    notebook="04_multi_head",
+    signature="merge_heads(x): (batch, heads, seq, d_k) -> (batch, seq, heads * d_k)",
+    reference=merge_heads,
+    make_cases=_merge_cases,
+    hints=[
+        "merge_heads undoes split_heads: do the inverse steps in the inverse order.",
+        "Move seq back in front of the heads: x.transpose(1, 2) → (batch, seq, heads, d_k).",
+        "Then glue each position's heads side by side: .reshape(batch, seq, heads * d_k). "
+        "(.view fails after a transpose; .reshape copies when it must.)",
+    ],
+    mistakes=[
+        Mistake("no_transpose", "the shape is right but the positions are mixed up: reshaping "
+                "(batch, heads, seq, d_k) straight to (batch, seq, d_model) glues rows of "
+                "different positions. Transpose to (batch, seq, heads, d_k) first.",
+                _merge_no_transpose),
+        Mistake("wrong_order", "the heads are concatenated in the wrong order: the features "
+                "come out interleaved (head 0's first, head 1's first, …). Concat puts head 0's "
+                "d_k features first, then head 1's: transpose(1, 2), then reshape.",
+                _merge_interleaved),
+        Mistake("view_after_transpose", "`.view` cannot merge axes after a transpose, because "
+                "the tensor is no longer contiguous in memory. Use .reshape(...) or "
+                ".contiguous().view(...).", _merge_view_after_transpose),
+        Mistake("averaged_heads", "the heads were averaged (or summed) into d_k features; "
+                "Concat keeps every head's d_k features side by side, giving heads * d_k.",
+                _merge_mean_of_heads),
+    ],
+))
+
+# ------------------------------------------------------------------ multi_head_forward
+
+
+def _weights(d_model, seed):
+    """Four (d_model, d_model) matrices scaled so that the scores stay near 1."""
+    return tuple(seeded_randn(d_model, d_model, seed=seed + i) / math.sqrt(d_model)
+                 for i in range(4))
+
+
+def _forward_cases():
+    pad = torch.tensor([[True, True, True], [True, True, False], [True, False, False]])
+    return [
+        Case("batch 2, seq 4, d_model 8, 2 heads", (seeded_randn(2, 4, 8, seed=10),
+                                                    *_weights(8, 11), 2)),
+        Case("batch 1, seq 5, d_model 12, 3 heads, causal mask",
+             (seeded_randn(1, 5, 12, seed=20), *_weights(12, 21), 3),
+             {"mask": causal_mask(5)}),
+        Case("batch 3, seq 3, d_model 8, 4 heads, padding mask (batch, 1, seq)",
+             (seeded_randn(3, 3, 8, seed=30), *_weights(8, 31), 4),
+             {"mask": pad.unsqueeze(1)}),
+        Case("batch 2, seq 3, d_model 6, 1 head", (seeded_randn(2, 3, 6, seed=40),
+                                                   *_weights(6, 41), 1)),
+    ]
+
+
+def _with_heads(split, merge, scale=None):
+    """A multi-head forward pass built from the given split/merge (and an optional scale)."""
+    def forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+        q, k, v = (split(x @ W, num_heads) for W in (W_Q, W_K, W_V))
+        scores = q @ k.transpose(-2, -1) / math.sqrt(scale or q.size(-1))
+        if mask is not None:
+            scores = scores.masked_fill(mask.unsqueeze(1) == 0 if mask.dim() == 3
+                                        else mask == 0, -1e9)
+        return merge(scores.softmax(-1) @ v) @ W_O
+    return forward
+
+
+def _scaled_by_d_model(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    return _with_heads(split_heads, merge_heads, scale=x.size(-1))(
+        x, W_Q, W_K, W_V, W_O, num_heads, mask)
+
+
+def _one_big_head(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    out, _ = attention(x @ W_Q, x @ W_K, x @ W_V, mask)
+    return out @ W_O
+
+
+def _no_output_projection(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = (split_heads(x @ W, num_heads) for W in (W_Q, W_K, W_V))
+    out, _ = attention(q, k, v, mask.unsqueeze(1) if mask is not None and mask.dim() == 3
+                       else mask)
+    return merge_heads(out)
+
+
+def _mask_without_head_axis(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = (split_heads(x @ W, num_heads) for W in (W_Q, W_K, W_V))
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)  # (batch, 1, k) meets (batch, heads, ...)
+    return merge_heads(scores.softmax(-1) @ v) @ W_O
+
+
+register(Exercise(
+    id="multi_head_forward",
+    title="A whole multi-head forward pass",
+    notebook="04_multi_head",
+    signature="multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None) -> "
+              "(batch, seq, d_model)",
+    reference=multi_head_forward,
+    make_cases=_forward_cases,
+    hints=[
+        "Five steps: project (x @ W_Q, x @ W_K, x @ W_V), split each into heads, attention in "
+        "every head at once, merge the heads, multiply by W_O.",
+        "split_heads and merge_heads (yours or ac.split_heads / ac.merge_heads) do the "
+        "reshaping; ac.attention works on (batch, heads, seq, d_k) as it is, scaling by "
+        "sqrt(d_k) of one head.",
+        "The mask is (seq, seq) or (batch, 1, seq); the scores are (batch, heads, seq, seq). "
+        "Give a 3-D mask a head axis with mask.unsqueeze(1).",
+    ],
+    mistakes=[
+        Mistake("split_without_transpose", "the heads were split without the transpose: "
+                "reshaping straight to (batch, heads, seq, d_k) mixes positions. Reshape to "
+                "(batch, seq, heads, d_k), then .transpose(1, 2).",
+                _with_heads(_split_no_transpose, merge_heads)),
+        Mistake("merge_without_transpose", "the heads were merged without the transpose: "
+                "transpose (batch, heads, seq, d_k) to (batch, seq, heads, d_k) before the "
+                "reshape.", _with_heads(split_heads, _merge_no_transpose)),
+        Mistake("scaled_by_d_model", "the scores are divided by sqrt(d_model); each head's "
+                "dot products have d_k = d_model / num_heads terms, so divide by sqrt(d_k).",
+                _scaled_by_d_model),
+        Mistake("one_big_head", "this is single-head attention over all of d_model: split the "
+                "projections into num_heads heads of d_k before attending.", _one_big_head),
+        Mistake("no_output_projection", "W_O is missing: after concatenating the heads, "
+                "multiply by W_O so the heads' results are mixed.", _no_output_projection),
+        Mistake("mask_without_head_axis", "the (batch, 1, seq) mask was used as it is against "
+                "(batch, heads, seq, seq) scores; give it a head axis with mask.unsqueeze(1).",
+                _mask_without_head_axis),
+    ],
+))

@@ -1,0 +1,261 @@
+"""Multi-head attention: h small attentions side by side, concatenated, then mixed by W_O.
+
+    MultiHead(Q, K, V) = Concat(head_1, ..., head_h) W_O
+    head_i = Attention(Q W_Q_i, K W_K_i, V W_V_i)
+
+One head averages everything it looks at into one weighted mean. With h heads of size
+d_k = d_model / h, each head projects into its own subspace and may look somewhere else
+(one head at "river" for "banks", another at "rich"). The story, top to bottom:
+
+1. :class:`AttentionHead` — one head with its own projections, as in the book's listing;
+2. :func:`split_heads` / :func:`merge_heads` — the reshape/transpose that lets all heads run
+   in one batched call instead of a Python loop;
+3. :func:`multi_head_forward` — the paper's formula with plain matrices;
+4. :class:`MultiHeadAttention` — the module: one fused Q/K/V projection, the heads, W_O,
+   interchangeable with ``torch.nn.MultiheadAttention`` (``from_torch`` / ``to_torch``);
+5. :class:`MultiHeadFromHeads` — the same thing built from h separate heads, to prove the
+   fused module computes exactly Concat(head_1..head_h) W_O.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attncourse.attention import attention
+from attncourse.errors import expect, shape_of
+from attncourse.masks import masked_score
+
+# ------------------------------------------------------------------------ 1. one head
+
+
+class AttentionHead(nn.Module):
+    """One attention head: its own query/key/value projections, then scaled dot-product
+    attention. ``head(x)`` returns ``(output, probs)`` like the book's listing."""
+
+    def __init__(self, hidden_size, attention_head_size, bias=True):
+        super().__init__()
+        self.hidden_size = hidden_size  # d_model
+        self.attention_head_size = attention_head_size  # d_k
+        self.query = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_Q_i
+        self.key = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_K_i
+        self.value = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_V_i
+
+    def forward(self, query, key=None, value=None, mask=None):
+        """``key`` defaults to ``query`` (self-attention, the book's ``head(x)``) and ``value``
+        to ``key``; returns ``(output (batch, q_len, d_k), probs (batch, q_len, k_len))``."""
+        key = query if key is None else key
+        value = key if value is None else value
+        return attention(self.query(query), self.key(key), self.value(value), mask)
+
+
+# ------------------------------------------------------- 2. all heads in one tensor
+
+
+def split_heads(x, num_heads):
+    """``(batch, seq, d_model)`` → ``(batch, heads, seq, d_k)``: cut the last axis into
+    ``num_heads`` slices of d_k, then move the head axis before ``seq``."""
+    expect(torch.is_tensor(x) and x.dim() >= 2,
+           f"split_heads expects a (batch, seq, d_model) tensor, got {shape_of(x)}.")
+    expect(isinstance(num_heads, int) and num_heads > 0 and x.size(-1) % num_heads == 0,
+           f"d_model = {x.size(-1)} must split evenly into num_heads = {num_heads!r} heads.")
+    x = x.unflatten(-1, (num_heads, x.size(-1) // num_heads))  # (batch, seq, heads, d_k)
+    return x.transpose(-3, -2)  # (batch, heads, seq, d_k)
+
+
+def merge_heads(x):
+    """``(batch, heads, seq, d_k)`` → ``(batch, seq, heads * d_k)``: the inverse of
+    :func:`split_heads`, i.e. the paper's Concat(head_1, ..., head_h)."""
+    expect(torch.is_tensor(x) and x.dim() >= 3,
+           f"merge_heads expects a (batch, heads, seq, d_k) tensor, got {shape_of(x)}.")
+    x = x.transpose(-3, -2)  # (batch, seq, heads, d_k)
+    return x.flatten(-2)  # (batch, seq, heads * d_k)
+
+
+def heads_mask(mask):
+    """A mask in any of the accepted shapes, made to broadcast against the per-head scores
+    ``(batch, heads, q_len, k_len)``: a batch mask gets a head axis of size 1."""
+    if mask is None:
+        return None
+    expect(torch.is_tensor(mask) and mask.dim() in (2, 3, 4),
+           f"the mask should be (q_len, k_len), (batch, q_len, k_len), (batch, 1, k_len) or "
+           f"(batch, heads, q_len, k_len), True where a query may attend; got {shape_of(mask)}.")
+    return mask.unsqueeze(1) if mask.dim() == 3 else mask  # (batch | 1, heads | 1, q_len, k_len)
+
+
+# ---------------------------------------------------------- 3. the paper's formula
+
+
+def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    """Multi-head self-attention with plain ``(d_model, d_model)`` matrices, no biases:
+    project, split into heads, attend in every head at once, concatenate, apply W_O."""
+    q = split_heads(x @ W_Q, num_heads)  # (batch, heads, seq, d_k)
+    k = split_heads(x @ W_K, num_heads)  # (batch, heads, seq, d_k)
+    v = split_heads(x @ W_V, num_heads)  # (batch, heads, seq, d_k)
+    heads, _ = attention(q, k, v, heads_mask(mask))  # (batch, heads, seq, d_k)
+    return merge_heads(heads) @ W_O  # (batch, seq, d_model)
+
+
+# ---------------------------------------------------------------- 4. the module
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head attention with one fused Q/K/V projection and an output projection W_O.
+
+    ``forward(query, key, value, mask=None)`` → ``(batch, q_len, d_model)``; the mask is True
+    where a query may attend. With ``need_weights = True`` the heads run through the course's
+    :func:`attention` and keep their weights in ``.attn`` ``(batch, heads, q_len, k_len)`` for
+    plotting; otherwise (the default) they run through ``F.scaled_dot_product_attention``,
+    PyTorch's fused kernel, and ``.attn`` is ``None``.
+    """
+
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+        super().__init__()
+        expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
+               f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads "
+               f"(e.g. 256 = 8 × 32).")
+        self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
+        self.W_QKV = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked
+        self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.dropout = nn.Dropout(dropout)  # on the attention weights, as nn.MultiheadAttention
+        self.need_weights = False
+        self.attn = None
+
+    def forward(self, query, key=None, value=None, mask=None):
+        """``query`` ``(batch, q_len, d_model)``; ``key`` and ``value`` ``(batch, k_len, d_model)``,
+        ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``."""
+        key = query if key is None else key
+        value = key if value is None else value
+        _check_inputs(self.d_model, query, key, value)
+        q, k, v = (split_heads(t, self.num_heads) for t in self._project(query, key, value))
+        mask = heads_mask(mask)  # q, k, v: (batch, heads, seq, d_k)
+        if self.need_weights:
+            heads, self.attn = attention(q, k, v, mask, self.dropout)  # (batch, heads, q_len, d_k)
+        else:
+            heads = F.scaled_dot_product_attention(
+                q, k, v, attn_mask=None if mask is None else _additive(mask, q.dtype),
+                dropout_p=self.dropout.p if self.training else 0.0)  # (batch, heads, q_len, d_k)
+            self.attn = None
+        return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+
+    def _project(self, query, key, value):
+        """Q, K, V: one matrix product when the three inputs are the same tensor."""
+        if query is key is value:
+            return self.W_QKV(query).chunk(3, dim=-1)  # 3 × (batch, seq, d_model)
+        weights = self.W_QKV.weight.chunk(3)
+        biases = (None,) * 3 if self.W_QKV.bias is None else self.W_QKV.bias.chunk(3)
+        return [F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
+
+    @classmethod
+    def from_torch(cls, m):
+        """An equivalent module with the weights of a ``torch.nn.MultiheadAttention``.
+
+        Ours is always batch-first; if ``m.batch_first`` is False, feed ``m`` its inputs
+        as ``(seq, batch, d_model)``. Remember the opposite boolean mask convention
+        (``attncourse.to_nn_mha_mask``).
+        """
+        expect(isinstance(m, nn.MultiheadAttention),
+               f"from_torch expects a torch.nn.MultiheadAttention, got {type(m).__name__}.")
+        expect(m._qkv_same_embed_dim and m.bias_k is None and not m.add_zero_attn,
+               "from_torch supports the plain nn.MultiheadAttention only: kdim = vdim = "
+               "embed_dim, no add_bias_kv, no add_zero_attn.")
+        ours = cls(m.embed_dim, m.num_heads, dropout=m.dropout, bias=m.in_proj_bias is not None)
+        _copy_linear(ours.W_QKV, m.in_proj_weight, m.in_proj_bias)
+        _copy_linear(ours.W_O, m.out_proj.weight, m.out_proj.bias)
+        return ours.to(m.in_proj_weight)  # same device and dtype
+
+    def to_torch(self, batch_first=True):
+        """A ``torch.nn.MultiheadAttention`` with this module's weights."""
+        bias = self.W_QKV.bias is not None
+        m = nn.MultiheadAttention(self.d_model, self.num_heads, dropout=self.dropout.p,
+                                  bias=bias, batch_first=batch_first,
+                                  device=self.W_QKV.weight.device,
+                                  dtype=self.W_QKV.weight.dtype)
+        with torch.no_grad():
+            m.in_proj_weight.copy_(self.W_QKV.weight)
+            m.out_proj.weight.copy_(self.W_O.weight)
+            if bias:
+                m.in_proj_bias.copy_(self.W_QKV.bias)
+                m.out_proj.bias.copy_(self.W_O.bias)
+        return m
+
+
+def _check_inputs(d_model, query, key, value):
+    for name, t in (("query", query), ("key", key), ("value", value)):
+        expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == d_model,
+               f"`{name}` should be (batch, seq, d_model = {d_model}), got {shape_of(t)}.")
+    expect(key.shape[:2] == value.shape[:2],
+           f"key and value need the same (batch, seq): key is {shape_of(key)}, "
+           f"value is {shape_of(value)}.")
+
+
+def _additive(mask, dtype):
+    """The mask as a float added to the scores (0 or the masked value), so that SDPA treats
+    a fully masked row as :func:`attention` does (equal weights) instead of returning 0."""
+    return masked_score(torch.zeros(mask.shape, dtype=dtype, device=mask.device), mask)
+
+
+def _copy_linear(linear, weight, bias=None):
+    """Copy a weight (and bias) into an ``nn.Linear`` of the same shape, without autograd."""
+    with torch.no_grad():
+        linear.weight.copy_(weight)
+        if bias is not None:
+            linear.bias.copy_(bias)
+
+
+# ---------------------------------------------- 5. the same, from h separate heads
+
+
+class MultiHeadFromHeads(nn.Module):
+    """Multi-head attention spelled out: h :class:`AttentionHead` s, concatenated, then W_O.
+
+    Slower than :class:`MultiHeadAttention` (a Python loop over heads) but literally the
+    paper's formula; :meth:`from_fused` loads a fused module's weights to prove they agree.
+    ``forward`` returns ``(batch, q_len, d_model)`` and keeps the weights in ``.attn``.
+    """
+
+    def __init__(self, d_model, num_heads, bias=True):
+        super().__init__()
+        expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
+               f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads.")
+        self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
+        self.heads = nn.ModuleList(
+            AttentionHead(d_model, self.d_k, bias=bias) for _ in range(num_heads))
+        self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.attn = None
+
+    def forward(self, query, key=None, value=None, mask=None):
+        """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
+        key = query if key is None else key
+        value = key if value is None else value
+        _check_inputs(self.d_model, query, key, value)
+        mask = heads_mask(mask)
+        outputs, probs = zip(*(
+            head(query, key, value, None if mask is None else _mask_of_head(mask, i))
+            for i, head in enumerate(self.heads)))  # h × (batch, q_len, d_k), h × (b, q, k)
+        self.attn = torch.stack(probs, dim=1)  # (batch, heads, q_len, k_len)
+        concat = torch.cat(outputs, dim=-1)  # (batch, q_len, heads * d_k)
+        return self.W_O(concat)  # (batch, q_len, d_model)
+
+    @classmethod
+    def from_fused(cls, mha):
+        """Separate heads holding the weights of a :class:`MultiHeadAttention`: head i gets
+        rows ``i*d_k : (i+1)*d_k`` of each of W_Q, W_K, W_V."""
+        bias = mha.W_QKV.bias is not None
+        ours = cls(mha.d_model, mha.num_heads, bias=bias)
+        weights = mha.W_QKV.weight.chunk(3)  # W_Q, W_K, W_V: (d_model, d_model) each
+        biases = mha.W_QKV.bias.chunk(3) if bias else (None,) * 3
+        for i, head in enumerate(ours.heads):
+            rows = slice(i * mha.d_k, (i + 1) * mha.d_k)
+            for linear, w, b in zip((head.query, head.key, head.value), weights, biases):
+                _copy_linear(linear, w[rows], None if b is None else b[rows])
+        _copy_linear(ours.W_O, mha.W_O.weight, mha.W_O.bias)
+        return ours.to(mha.W_O.weight)  # same device and dtype
+
+
+def _mask_of_head(mask, i):
+    """Head i's slice of a mask shaped for ``(batch, heads, q_len, k_len)``."""
+    return mask[:, i if mask.size(1) > 1 else 0] if mask.dim() == 4 else mask
+
+
+__all__ = ["AttentionHead", "split_heads", "merge_heads", "heads_mask", "multi_head_forward",
+           "MultiHeadAttention", "MultiHeadFromHeads"]

@@ -1,0 +1,237 @@
+"""Multi-head attention: equal to torch.nn.MultiheadAttention, to h separate heads, to the
+paper's formula; split/merge are inverses; masks in every accepted shape; friendly errors."""
+
+import pytest
+import torch
+from torch import nn
+
+import attncourse as ac
+from attncourse.errors import CourseError
+
+ATOL = 1e-5
+
+
+def _pair(d_model, num_heads, bias=True, batch_first=True, seed=0):
+    """A torch module with random weights (biases too) and ours built from it, both eval."""
+    torch.manual_seed(seed)
+    theirs = nn.MultiheadAttention(d_model, num_heads, bias=bias, batch_first=batch_first)
+    if bias:  # torch initialises the biases to zero; make them matter
+        with torch.no_grad():
+            theirs.in_proj_bias.normal_()
+            theirs.out_proj.bias.normal_()
+    return theirs.eval(), ac.MultiHeadAttention.from_torch(theirs).eval()
+
+
+def _ours_both_paths(ours, *args, **kwargs):
+    """Our output through the SDPA path and through the course's attention()."""
+    outs = []
+    for need in (False, True):
+        ours.need_weights = need
+        outs.append(ours(*args, **kwargs))
+    return outs
+
+
+@pytest.mark.parametrize("batch,q_len,k_len,d_model,num_heads", [
+    (2, 5, 5, 16, 4), (1, 7, 3, 12, 3), (3, 4, 9, 8, 1), (2, 6, 6, 32, 8)])
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_equals_nn_multihead_attention_self_and_cross(batch, q_len, k_len, d_model, num_heads,
+                                                      batch_first):
+    theirs, ours = _pair(d_model, num_heads, batch_first=batch_first)
+    x, memory = torch.randn(batch, q_len, d_model), torch.randn(batch, k_len, d_model)
+
+    def torch_out(q, k, v, **kw):
+        if batch_first:
+            return theirs(q, k, v, **kw)[0]
+        return theirs(q.transpose(0, 1), k.transpose(0, 1), v.transpose(0, 1), **kw)[0] \
+            .transpose(0, 1)
+
+    with torch.no_grad():
+        for args in ((x, x, x), (x, memory, memory)):
+            expected = torch_out(*args)
+            for got in _ours_both_paths(ours, *args):
+                assert got.shape == (batch, q_len, d_model)
+                torch.testing.assert_close(got, expected, atol=ATOL, rtol=1e-4)
+
+
+def test_equal_with_key_different_from_value():
+    theirs, ours = _pair(16, 4)
+    q, k, v = torch.randn(2, 3, 16), torch.randn(2, 5, 16), torch.randn(2, 5, 16)
+    with torch.no_grad():
+        for got in _ours_both_paths(ours, q, k, v):
+            torch.testing.assert_close(got, theirs(q, k, v)[0], atol=ATOL, rtol=1e-4)
+
+
+def test_causal_mask_with_the_opposite_convention():
+    theirs, ours = _pair(16, 4)
+    x, mask = torch.randn(2, 6, 16), ac.causal_mask(6)
+    with torch.no_grad():
+        expected = theirs(x, x, x, attn_mask=ac.to_nn_mha_mask(mask))[0]
+        unmasked = theirs(x, x, x)[0]
+        for got in _ours_both_paths(ours, x, x, x, mask):
+            torch.testing.assert_close(got, expected, atol=ATOL, rtol=1e-4)
+            assert not torch.allclose(got, unmasked, atol=1e-3)  # the mask did something
+
+
+def test_every_mask_shape_matches_nn_multihead_attention():
+    """(q_len, k_len), (batch, q_len, k_len), (batch, 1, k_len), (batch, heads, q_len, k_len),
+    as bool and as 0/1 ints, against torch's per-(batch*head) float mask."""
+    batch, q_len, k_len, d_model, heads = 2, 4, 6, 16, 4
+    theirs, ours = _pair(d_model, heads)
+    q, kv = torch.randn(batch, q_len, d_model), torch.randn(batch, k_len, d_model)
+    g = torch.Generator().manual_seed(1)
+    per_head = torch.rand(batch, heads, q_len, k_len, generator=g) > 0.4
+    per_head[..., 0] = True  # every query sees at least one key
+    masks = {
+        "2d": per_head[0, 0],
+        "3d": per_head[:, 0],
+        "padding": per_head[:, :1, 0],  # (batch, 1, k_len)
+        "4d": per_head,
+    }
+    with torch.no_grad():
+        for name, mask in masks.items():
+            full = torch.broadcast_to(ac.multihead.heads_mask(mask), per_head.shape)
+            expected = theirs(q, kv, kv, attn_mask=ac.to_nn_mha_mask(full.reshape(
+                batch * heads, q_len, k_len)))[0]
+            for m in (mask, mask.int()):
+                for got in _ours_both_paths(ours, q, kv, kv, m):
+                    torch.testing.assert_close(got, expected, atol=ATOL, rtol=1e-4,
+                                               msg=f"mask {name}, dtype {m.dtype}")
+
+
+def test_fully_masked_rows_give_the_same_finite_result_on_both_paths():
+    _, ours = _pair(8, 2)
+    x = torch.randn(2, 3, 8)
+    mask = torch.tensor([[True, True, False], [False, False, False]]).unsqueeze(1)
+    with torch.no_grad():
+        fast, slow = _ours_both_paths(ours, x, x, x, mask)
+    assert torch.isfinite(slow).all()
+    torch.testing.assert_close(fast, slow, atol=ATOL, rtol=1e-4)
+    assert not torch.allclose(fast[1], ours.W_O.bias.expand(3, 8))  # not zeros before W_O
+
+
+def test_attn_holds_the_weights_only_when_asked():
+    _, ours = _pair(16, 4)
+    x, mem = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
+    ours.need_weights = True
+    ours(x, mem, mem, ac.causal_mask(5)[:3])
+    assert ours.attn.shape == (2, 4, 3, 5)
+    torch.testing.assert_close(ours.attn.sum(-1), torch.ones(2, 4, 3))
+    assert (ours.attn[:, :, 0, 1:] == 0).all()  # masked keys get no weight
+    ours.need_weights = False
+    ours(x, mem, mem)
+    assert ours.attn is None
+
+
+def test_to_torch_round_trip_and_bias_false():
+    for bias in (True, False):
+        torch.manual_seed(3)
+        ours = ac.MultiHeadAttention(24, 6, bias=bias).eval()
+        x = torch.randn(2, 5, 24)
+        for batch_first in (True, False):
+            theirs = ours.to_torch(batch_first=batch_first).eval()
+            assert theirs.batch_first is batch_first
+            inp = x if batch_first else x.transpose(0, 1)
+            with torch.no_grad():
+                out = theirs(inp, inp, inp)[0]
+                out = out if batch_first else out.transpose(0, 1)
+                torch.testing.assert_close(ours(x), out, atol=ATOL, rtol=1e-4)
+        back = ac.MultiHeadAttention.from_torch(theirs)
+        assert all(torch.equal(a, b) for a, b in zip(ours.state_dict().values(),
+                                                      back.state_dict().values()))
+
+
+def test_gradients_agree_with_nn_multihead_attention():
+    theirs, ours = _pair(16, 4)
+    x = torch.randn(2, 5, 16)
+    theirs(x, x, x)[0].square().sum().backward()
+    ours(x, x, x).square().sum().backward()
+    torch.testing.assert_close(ours.W_QKV.weight.grad, theirs.in_proj_weight.grad,
+                               atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(ours.W_O.weight.grad, theirs.out_proj.weight.grad,
+                               atol=1e-4, rtol=1e-4)
+
+
+@pytest.mark.parametrize("bias", [True, False])
+def test_separate_heads_equal_the_fused_module(bias):
+    torch.manual_seed(4)
+    fused = ac.MultiHeadAttention(32, 4, bias=bias).eval()
+    if bias:
+        with torch.no_grad():
+            fused.W_QKV.bias.normal_()
+    fused.need_weights = True
+    split = ac.MultiHeadFromHeads.from_fused(fused)
+    assert len(split.heads) == 4 and isinstance(split.heads[0], ac.AttentionHead)
+    x, mem = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
+    for args, mask in (((x,), None), ((x,), ac.causal_mask(5)), ((x, mem, mem), None),
+                       ((x, mem, mem), torch.rand(3, 4, 5, 7) > 0.3)):
+        with torch.no_grad():
+            torch.testing.assert_close(split(*args, mask=mask), fused(*args, mask=mask),
+                                       atol=ATOL, rtol=1e-4)
+        torch.testing.assert_close(split.attn, fused.attn, atol=ATOL, rtol=1e-4)
+
+
+def test_separate_heads_count_the_same_parameters():
+    fused, split = ac.MultiHeadAttention(64, 8), ac.MultiHeadFromHeads(64, 8)
+    n_fused = sum(p.numel() for p in fused.parameters())
+    assert n_fused == sum(p.numel() for p in split.parameters()) == 4 * 64 * 64 + 4 * 64
+    assert n_fused == sum(p.numel() for p in ac.MultiHeadAttention(64, 2).parameters())
+
+
+def test_attention_head_is_call_compatible_with_the_book():
+    torch.manual_seed(5)
+    head = ac.AttentionHead(hidden_size=8, attention_head_size=4)
+    x = torch.randn(2, 5, 8)
+    output, probs = head(x)
+    assert output.shape == (2, 5, 4) and probs.shape == (2, 5, 5)
+    q, k, v = head.query(x), head.key(x), head.value(x)
+    expected_probs = torch.softmax(q @ k.transpose(-1, -2) / 2.0, dim=-1)
+    torch.testing.assert_close(probs, expected_probs)
+    torch.testing.assert_close(output, expected_probs @ v)
+    assert head.query.bias is not None and ac.AttentionHead(8, 4, bias=False).query.bias is None
+
+
+def test_paper_formula_equals_the_module_without_biases():
+    torch.manual_seed(6)
+    mha = ac.MultiHeadAttention(16, 4, bias=False).eval()
+    W_Q, W_K, W_V = (w.T for w in mha.W_QKV.weight.chunk(3))  # x @ W = Linear(x)
+    x, mask = torch.randn(2, 5, 16), ac.causal_mask(5)
+    with torch.no_grad():
+        got = ac.multi_head_forward(x, W_Q, W_K, W_V, mha.W_O.weight.T, 4, mask)
+        torch.testing.assert_close(got, mha(x, mask=mask), atol=ATOL, rtol=1e-4)
+
+
+def test_split_and_merge_are_inverse_and_slice_the_last_axis():
+    x = torch.arange(2 * 3 * 12.).reshape(2, 3, 12)
+    heads = ac.split_heads(x, 4)
+    assert heads.shape == (2, 4, 3, 3)
+    torch.testing.assert_close(heads[1, 2, 0], x[1, 0, 6:9])  # head 2 = features 6..8
+    torch.testing.assert_close(ac.merge_heads(heads), x)
+    y = torch.randn(2, 4, 3, 5)
+    torch.testing.assert_close(ac.split_heads(ac.merge_heads(y), 4), y)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: ac.MultiHeadAttention(10, 3),
+    lambda: ac.MultiHeadFromHeads(10, 4),
+    lambda: ac.split_heads(torch.randn(2, 3, 10), 3),
+    lambda: ac.MultiHeadAttention(256, 0),
+])
+def test_d_model_not_divisible_by_heads_is_a_course_error(make):
+    with pytest.raises(CourseError, match="split evenly"):
+        make()
+
+
+def test_friendly_errors_for_bad_inputs():
+    mha = ac.MultiHeadAttention(16, 4)
+    with pytest.raises(CourseError, match="d_model = 16"):
+        mha(torch.randn(2, 3, 8))
+    with pytest.raises(CourseError, match="same \\(batch, seq\\)"):
+        mha(torch.randn(2, 3, 16), torch.randn(2, 4, 16), torch.randn(2, 5, 16))
+    with pytest.raises(CourseError, match="mask should be"):
+        mha(torch.randn(2, 3, 16), mask=torch.ones(3, dtype=torch.bool))
+    with pytest.raises(CourseError, match="merge_heads expects"):
+        ac.merge_heads(torch.randn(3, 4))
+    with pytest.raises(CourseError, match="nn.MultiheadAttention"):
+        ac.MultiHeadAttention.from_torch(nn.Linear(4, 4))
+    with pytest.raises(CourseError, match="plain nn.MultiheadAttention"):
+        ac.MultiHeadAttention.from_torch(nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
