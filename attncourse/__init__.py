@@ -10,6 +10,19 @@ from attncourse.attention import attention, dot_scores, project_qkv, scaled_scor
 from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, _install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
+from attncourse.layers import (
+    Decoder,
+    DecoderLayer,
+    Encoder,
+    EncoderDecoder,
+    EncoderLayer,
+    FeedForward,
+    PositionalEncoding,
+    SublayerConnection,
+    greedy_decode,
+    make_model,
+    position_influence,
+)
 from attncourse.masks import (
     MASK_VALUE_POLICY,
     causal_mask,
@@ -49,6 +62,9 @@ __all__ = [
     # multi-head attention (notebook 04)
     "AttentionHead", "split_heads", "merge_heads", "multi_head_forward", "MultiHeadAttention",
     "MultiHeadFromHeads",
+    # the transformer's layers and a translator (notebook 05)
+    "SublayerConnection", "FeedForward", "PositionalEncoding", "EncoderLayer", "DecoderLayer",
+    "position_influence", "Encoder", "Decoder", "EncoderDecoder", "make_model", "greedy_decode",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

@@ -180,6 +180,42 @@ def split_merge():
     save(fig, "04_split_merge.png")
 
 
+def decoder_layer():
+    """Notebook 05: an encoder layer and a decoder layer, and what flows between them."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(10, 6.0)
+    for x0, n_sub, title in ((0.3, 2, "encoder layer × N"), (5.4, 3, "decoder layer × N")):
+        ax.add_patch(Rectangle((x0, 1.45), 4.0, 1.2 * n_sub + 0.3, fc="none", ec="#888888",
+                               lw=1, ls="--"))
+        ax.text(x0 + 0.08, 1.55 + 1.2 * n_sub, title, fontsize=9, color="#555555", va="top")
+        box(ax, x0 + 0.5, 0.55, 3.0, 0.6, "embedding + positional encoding", GREY, 9)
+        arrow(ax, x0 + 2.0, 1.15, x0 + 2.0, 1.6)
+    ax.text(2.3, 0.2, "Wie geht es dir ?", ha="center", fontsize=11)
+    ax.text(7.4, 0.2, "<bos> How are you ?", ha="center", fontsize=11)
+    # encoder: self-attention, feed-forward
+    box(ax, 0.8, 1.6, 3.0, 0.8, "self-attention\n(source padding mask)", BLUE, 9)
+    arrow(ax, 2.3, 2.4, 2.3, 2.8)
+    box(ax, 0.8, 2.8, 3.0, 0.8, "feed-forward", GREEN, 9)
+    arrow(ax, 2.3, 3.6, 2.3, 4.25)
+    box(ax, 1.3, 4.25, 2.0, 0.6, "memory", PURPLE, 10)
+    # decoder: masked self-attention, cross-attention, feed-forward
+    box(ax, 5.9, 1.6, 3.0, 0.8, "masked self-attention\n(target mask: padding & causal)",
+        BLUE, 9)
+    arrow(ax, 7.4, 2.4, 7.4, 2.8)
+    box(ax, 5.9, 2.8, 3.0, 0.8, "cross-attention\nQ: decoder · K, V: memory", ORANGE, 9)
+    arrow(ax, 7.4, 3.6, 7.4, 4.0)
+    box(ax, 5.9, 4.0, 3.0, 0.8, "feed-forward", GREEN, 9)
+    arrow(ax, 7.4, 4.8, 7.4, 5.5)
+    ax.text(7.4, 5.65, "generator → How are you ? <eos>", ha="center", fontsize=10)
+    arrow(ax, 3.3, 4.55, 5.9, 3.2)
+    ax.text(4.7, 4.05, "K, V", fontsize=10, color="#444444")
+    ax.text(2.3, 5.65, "every sublayer: x + sublayer(norm(x))", ha="center", fontsize=9,
+            color="#555555")
+    ax.set_ylim(0.0, 6.0)
+    save(fig, "05_decoder_layer.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
@@ -188,3 +224,4 @@ if __name__ == "__main__":
     masks()
     multi_head()
     split_merge()
+    decoder_layer()

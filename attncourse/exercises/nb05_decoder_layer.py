@@ -1,0 +1,284 @@
+"""Notebook 05's exercises: the decoder layer's forward pass, the decoder's target mask, and
+the nudge test that proves a decoder cannot see the future."""
+
+from functools import partial
+
+import torch
+
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.layers import DecoderLayer, FeedForward, position_influence
+from attncourse.masks import causal_mask, padding_mask, target_mask
+from attncourse.multihead import MultiHeadAttention
+
+# ------------------------------------------------------- the decoder layer's forward
+
+
+def small_decoder_layer(d_model=8, heads=2, seed=0):
+    """A seeded :class:`DecoderLayer` without dropout; its three layer norms get different
+    weights, so using the wrong sublayer shows in the numbers."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        layer = DecoderLayer(d_model, MultiHeadAttention(d_model, heads),
+                             MultiHeadAttention(d_model, heads),
+                             FeedForward(d_model, 2 * d_model, dropout=0.0), dropout=0.0)
+        for sublayer in layer.sublayer:
+            torch.nn.init.normal_(sublayer.norm.weight, 1.0, 0.5)
+            torch.nn.init.normal_(sublayer.norm.bias, 0.0, 0.5)
+    return layer.eval()
+
+
+def _decoder_cases():
+    tgt = torch.tensor([[2, 5, 6], [2, 7, 0]])  # second target padded
+    src = torch.tensor([[4, 5, 6, 7, 0, 0], [4, 5, 6, 7, 8, 9]])  # first source padded
+    return [
+        Case("one sentence: 4 target tokens, 5 source tokens", (
+            small_decoder_layer(seed=1), seeded_randn(1, 4, 8, seed=1),
+            seeded_randn(1, 5, 8, seed=2), torch.ones(1, 1, 5, dtype=torch.bool),
+            causal_mask(4))),
+        Case("batch of 2 with padding on both sides", (
+            small_decoder_layer(seed=2), seeded_randn(2, 3, 8, seed=3),
+            seeded_randn(2, 6, 8, seed=4), padding_mask(src, 0), target_mask(tgt, 0))),
+        Case("source and target of the same length (5)", (
+            small_decoder_layer(seed=3), seeded_randn(2, 5, 8, seed=5),
+            seeded_randn(2, 5, 8, seed=6), padding_mask(src[:, 1:], 0), causal_mask(5))),
+    ]
+
+
+def _peeks_at_the_future(decoder_layer_forward):
+    """Behaviour: nudging a later target token must leave every earlier output unchanged."""
+    layer = small_decoder_layer(seed=7)
+    x, memory = seeded_randn(1, 6, 8, seed=8), seeded_randn(1, 4, 8, seed=9)
+    src_mask, tgt_mask = torch.ones(1, 1, 4, dtype=torch.bool), causal_mask(6)
+    try:
+        influence = position_influence(
+            lambda x: decoder_layer_forward(layer, x, memory, src_mask, tgt_mask), x)
+    except Exception as exc:  # a learner's bug becomes a message
+        return f"the causality test (6 target tokens) raised {type(exc).__name__}: {exc}"
+    leak = influence.triu(1).max().item()  # later input j > output i
+    if leak > 1e-6:
+        return (f"nudging a later target token changed earlier outputs (by up to {leak:.3g}): "
+                f"the layer peeks at the future. Self-attention needs tgt_mask.")
+    return None
+
+
+def _kv_from_decoder(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(x, x, x, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def _query_from_memory(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(memory, x, x, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def _masks_swapped(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, src_mask))
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(x, memory, memory, tgt_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def _no_self_mask(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x))
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def _no_sublayer_connection(layer, x, memory, src_mask, tgt_mask):
+    x = layer.self_attn(x, x, x, tgt_mask)
+    x = layer.src_attn(x, memory, memory, src_mask)
+    return layer.feed_forward(x)
+
+
+def _one_sublayer_for_all(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[0](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[0](x, layer.feed_forward)
+
+
+def _cross_first(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    x = layer.sublayer[1](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+register(Exercise(
+    id="decoder_layer_forward",
+    title="Wire the decoder layer's three sublayers",
+    notebook="05_decoder_layer",
+    signature="decoder_layer_forward(layer, x, memory, src_mask, tgt_mask) "
+              "-> (batch, tgt_len, d_model)",
+    reference=DecoderLayer.forward,
+    learner_name="decoder_layer_forward",
+    make_cases=_decoder_cases,
+    behaviour=_peeks_at_the_future,
+    hints=[
+        "Three steps, each wrapped as layer.sublayer[i](x, fn): the sublayer applies the norm, "
+        "calls fn, adds the residual. fn receives the normalised x.",
+        "Step 1, masked self-attention: lambda x: layer.self_attn(x, x, x, tgt_mask). "
+        "Step 2, cross-attention: queries from x, keys and values from memory, src_mask.",
+        "Step 3 needs no lambda: layer.sublayer[2](x, layer.feed_forward).",
+    ],
+    mistakes=[
+        Mistake("kv_from_decoder", "cross-attention takes its keys and values from the "
+                "encoder's output: layer.src_attn(x, memory, memory, src_mask), not (x, x, x).",
+                _kv_from_decoder),
+        Mistake("query_from_memory", "in cross-attention the *queries* come from the decoder "
+                "(x) and the keys and values from memory: src_attn(x, memory, memory, ...).",
+                _query_from_memory),
+        Mistake("masks_swapped", "the masks are swapped: self-attention over the target needs "
+                "tgt_mask (no peeking, no padding); cross-attention over the source needs "
+                "src_mask.", _masks_swapped),
+        Mistake("no_self_mask", "self-attention runs without tgt_mask, so every target "
+                "position sees the words after it — the answer it is supposed to predict.",
+                _no_self_mask),
+        Mistake("no_sublayer_connection", "the sublayers are called directly, without "
+                "layer.sublayer[i](x, ...): no layer norm and no residual connection.",
+                _no_sublayer_connection),
+        Mistake("one_sublayer_for_all", "all three steps use layer.sublayer[0]; each step has "
+                "its own connection (and layer norm): sublayer[0], [1], [2].",
+                _one_sublayer_for_all),
+        Mistake("cross_first", "the order is wrong: masked self-attention comes first, then "
+                "cross-attention, then the feed-forward network.", _cross_first),
+    ],
+))
+
+# ---------------------------------------------------------------- the target mask
+
+
+def _target_cases():
+    return [
+        Case("one sentence, no padding", (torch.tensor([[2, 5, 6, 7]]), 0)),
+        Case("two sentences, right-padded", (torch.tensor([[2, 5, 6, 0, 0], [2, 7, 0, 0, 0]]), 0)),
+        Case("pad_id 1, three sentences", (torch.tensor([[3, 4, 1], [3, 1, 1], [3, 5, 6]]), 1)),
+    ]
+
+
+def _causal_only(tokens, pad_id):
+    return causal_mask(tokens.size(-1))
+
+
+def _padding_only(tokens, pad_id):
+    return padding_mask(tokens, pad_id)
+
+
+def _or_instead_of_and(tokens, pad_id):
+    return padding_mask(tokens, pad_id) | causal_mask(tokens.size(-1))
+
+
+def _pads_queries(tokens, pad_id):
+    return (tokens != pad_id).unsqueeze(-1) & causal_mask(tokens.size(-1))
+
+
+def _no_diagonal(tokens, pad_id):
+    return padding_mask(tokens, pad_id) & causal_mask(tokens.size(-1)).tril(-1)
+
+
+def _inverted(tokens, pad_id):
+    return ~target_mask(tokens, pad_id)
+
+
+register(Exercise(
+    id="target_mask",
+    title="The decoder's target mask: no padding, no peeking",
+    notebook="05_decoder_layer",
+    signature="target_mask(tokens, pad_id) -> (batch, seq, seq) bool, True where a target "
+              "position may attend",
+    reference=target_mask,
+    make_cases=_target_cases,
+    hints=[
+        "Two rules at once: a key must be a real token (padding_mask) AND must not lie in the "
+        "future (causal_mask). Both are in attncourse: ac.padding_mask, ac.causal_mask.",
+        "padding_mask(tokens, pad_id) is (batch, 1, seq) and causal_mask(seq) is (seq, seq); "
+        "& broadcasts them to (batch, seq, seq).",
+    ],
+    mistakes=[
+        Mistake("causal_only", "this is only the causal part: padding keys must be hidden "
+                "too. Combine it with padding_mask(tokens, pad_id) using &.", _causal_only),
+        Mistake("padding_only", "this is only the padding part: without the causal mask "
+                "every position can see the words after it. Combine both with &.",
+                _padding_only),
+        Mistake("or_instead_of_and", "| lets a key through when *either* rule allows it; "
+                "it must pass both: use &.", _or_instead_of_and),
+        Mistake("pads_queries", "the padding axis is on the query rows, (batch, seq, 1); "
+                "padding must hide key *columns*: padding_mask gives (batch, 1, seq).",
+                _pads_queries),
+        Mistake("no_diagonal", "the diagonal is missing: a position may attend to itself "
+                "(tril with diagonal=0).", _no_diagonal),
+        Mistake("inverted", "True marks what is hidden here; in this course True means "
+                "may attend.", _inverted),
+    ],
+))
+
+# ------------------------------------------------------------------ the nudge test
+
+
+def _decoder_call(layer, memory, src_mask, tgt_mask, x):
+    return layer(x, memory, src_mask, tgt_mask)
+
+
+def _influence_cases():
+    layer = small_decoder_layer(seed=4)
+    memory, src_mask = seeded_randn(2, 3, 8, seed=10), torch.ones(2, 1, 3, dtype=torch.bool)
+    return [
+        Case("decoder layer with the causal mask", (
+            partial(_decoder_call, layer, memory, src_mask, causal_mask(4)),
+            seeded_randn(2, 4, 8, seed=11))),
+        Case("the same layer without a mask", (
+            partial(_decoder_call, layer, memory, src_mask, None),
+            seeded_randn(2, 4, 8, seed=11))),
+        Case("a feed-forward network (position by position)", (
+            FeedForward(8, 16, dropout=0.0).eval(), seeded_randn(1, 3, 8, seed=12))),
+    ]
+
+
+def _transposed(f, x, nudge=1.0):
+    return position_influence(f, x, nudge).T
+
+
+def _nudges_pile_up(f, x, nudge=1.0):
+    base = f(x)
+    out = torch.zeros(x.size(1), x.size(1))
+    for j in range(x.size(1)):
+        x[:, j, 0] += nudge
+        out[:, j] = (f(x) - base).abs().amax(dim=(0, 2))
+    return out
+
+
+def _signed_change(f, x, nudge=1.0):
+    base = f(x)
+    out = torch.zeros(x.size(1), x.size(1))
+    for j in range(x.size(1)):
+        nudged = x.clone()
+        nudged[:, j, 0] += nudge
+        out[:, j] = (f(nudged) - base).amax(dim=(0, 2))
+    return out
+
+
+register(Exercise(
+    id="position_influence",
+    title="The nudge test: does any output depend on later inputs?",
+    notebook="05_decoder_layer",
+    signature="position_influence(f, x, nudge=1.0) -> (seq, seq): [i, j] = largest |change| "
+              "of output i when input j is nudged",
+    reference=position_influence,
+    make_cases=_influence_cases,
+    hints=[
+        "Compute base = f(x) once. Then for each input position j: copy x, add nudge to "
+        "the first feature of position j of the copy (nudged[:, j, 0] += nudge), run f again.",
+        "The change is (f(nudged) - base).abs(), shape (batch, seq, d_model); its largest "
+        "value per output position is .amax(dim=(0, 2)), shape (seq,): that is column j.",
+        "Work on x.clone() each time; changing x itself would keep earlier nudges around.",
+    ],
+    mistakes=[
+        Mistake("transposed", "rows and columns are swapped: row i is the *output* position, "
+                "column j the nudged input, so a causal decoder gives a lower triangle, like "
+                "its mask.", _transposed),
+        Mistake("nudges_pile_up", "the nudges pile up: x is changed in place, so while "
+                "position j is nudged the earlier positions still are. Nudge a fresh "
+                "x.clone() each time.", _nudges_pile_up),
+        Mistake("signed_change", "a change can be negative: take .abs() before the largest "
+                "value, or a big decrease looks like no change.", _signed_change),
+    ],
+))

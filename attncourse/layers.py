@@ -1,0 +1,335 @@
+"""The transformer's layers, from one residual sublayer to a whole encoder–decoder.
+
+The story, top to bottom (notebook 05):
+
+1. :class:`SublayerConnection` — ``x + dropout(sublayer(norm(x)))``: every sublayer is wrapped
+   in a layer norm and a residual connection;
+2. :class:`FeedForward` — two linear maps with a ReLU between, applied to each position alone;
+3. :class:`PositionalEncoding` — sine and cosine waves added to the embeddings, because
+   attention itself has no notion of order;
+4. :class:`EncoderLayer` — self-attention, then feed-forward;
+5. :class:`DecoderLayer` — masked self-attention, then cross-attention (queries from the
+   decoder, keys and values from the encoder's output ``memory``), then feed-forward;
+   :func:`position_influence` checks that no position is influenced by later ones;
+6. :class:`Encoder`, :class:`Decoder`, :class:`EncoderDecoder` — stacks of layers between
+   embeddings and a generator head that scores every word of the target vocabulary;
+7. :func:`greedy_decode` — translate by feeding the decoder its own best guess, word by word.
+
+**Pre-norm.** The paper normalises *after* the residual sum (post-norm,
+``norm(x + sublayer(x))``). We normalise the sublayer's *input* instead (pre-norm, as the
+Annotated Transformer, GPT-2 and most recent models do): the residual path from input to
+output is then a plain sum, gradients reach early layers undamped, and a small model trains
+quickly without a learning-rate warm-up. The price is one extra :class:`~torch.nn.LayerNorm`
+at the end of each stack. PyTorch's ``nn.TransformerEncoderLayer`` / ``DecoderLayer`` do
+the same when built with ``norm_first=True``; :meth:`EncoderLayer.from_torch` copies one.
+"""
+
+import copy
+import math
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attncourse.errors import expect
+from attncourse.masks import causal_mask
+from attncourse.multihead import MultiHeadAttention
+
+# --------------------------------------------------------------- 1-3. the building blocks
+
+
+class SublayerConnection(nn.Module):
+    """A residual connection around any sublayer, with layer norm first (pre-norm):
+    ``x + dropout(sublayer(norm(x)))``."""
+
+    def __init__(self, size, dropout):
+        super().__init__()
+        self.norm = nn.LayerNorm(size)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x, sublayer):
+        return x + self.dropout(sublayer(self.norm(x)))  # (batch, seq, d_model)
+
+
+class FeedForward(nn.Module):
+    """``FFN(x) = max(0, x W_1 + b_1) W_2 + b_2``, the same small MLP at every position:
+    widen to ``d_ff``, apply ReLU, project back to ``d_model``."""
+
+    def __init__(self, d_model, d_ff, dropout=0.1):
+        super().__init__()
+        self.w_1 = nn.Linear(d_model, d_ff)
+        self.w_2 = nn.Linear(d_ff, d_model)
+        self.dropout = nn.Dropout(dropout)
+
+    def forward(self, x):
+        hidden = self.dropout(F.relu(self.w_1(x)))  # (batch, seq, d_ff)
+        return self.w_2(hidden)  # (batch, seq, d_model)
+
+
+def sinusoidal_positions(max_len, d_model):
+    """``(max_len, d_model)``: ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))`` and
+    ``PE[pos, 2i+1] = cos(...)`` — waves from fast (left columns) to slow (right columns)."""
+    expect(d_model % 2 == 0, f"d_model should be even (sine/cosine pairs), got {d_model}.")
+    position = torch.arange(max_len).unsqueeze(1)  # (max_len, 1)
+    frequency = torch.exp(torch.arange(0, d_model, 2) * (-math.log(10000.0) / d_model))
+    angle = position * frequency  # (max_len, d_model / 2)
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.sin(angle)
+    pe[:, 1::2] = torch.cos(angle)
+    return pe  # (max_len, d_model)
+
+
+class PositionalEncoding(nn.Module):
+    """Add the sinusoidal position pattern to a batch of embeddings, then dropout."""
+
+    def __init__(self, d_model, dropout=0.1, max_len=512):
+        super().__init__()
+        self.dropout = nn.Dropout(dropout)
+        self.register_buffer("pe", sinusoidal_positions(max_len, d_model), persistent=False)
+
+    def forward(self, x):
+        seq = x.size(1)
+        expect(seq <= self.pe.size(0), f"sequence of {seq} tokens is longer than max_len = "
+                                       f"{self.pe.size(0)}.")
+        return self.dropout(x + self.pe[:seq])  # (batch, seq, d_model)
+
+
+# -------------------------------------------------------- 4-5. encoder and decoder layers
+
+
+def clones(module, n):
+    """``n`` independent deep copies of a module (each with its own weights)."""
+    return nn.ModuleList(copy.deepcopy(module) for _ in range(n))
+
+
+class EncoderLayer(nn.Module):
+    """Self-attention over the source, then feed-forward, each in a :class:`SublayerConnection`."""
+
+    def __init__(self, size, self_attn, feed_forward, dropout):
+        super().__init__()
+        self.size = size
+        self.self_attn = self_attn
+        self.feed_forward = feed_forward
+        self.sublayer = clones(SublayerConnection(size, dropout), 2)
+
+    def forward(self, x, mask):
+        """``x`` ``(batch, src_len, d_model)``; ``mask`` hides padding keys ``(batch, 1, src_len)``."""
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask))  # (batch, src_len, d_model)
+        return self.sublayer[1](x, self.feed_forward)  # (batch, src_len, d_model)
+
+    @classmethod
+    def from_torch(cls, layer):
+        """Our layer holding the weights of a ``torch.nn.TransformerEncoderLayer`` built with
+        ``batch_first=True, norm_first=True`` (ReLU): both compute the same function."""
+        _expect_torch_layer(layer, nn.TransformerEncoderLayer)
+        ours = cls(layer.self_attn.embed_dim, MultiHeadAttention.from_torch(layer.self_attn),
+                   _feed_forward_from_torch(layer), layer.dropout1.p)
+        _copy_norms(ours, [layer.norm1, layer.norm2])
+        return ours
+
+
+class DecoderLayer(nn.Module):
+    """Masked self-attention, cross-attention over the encoder's output, feed-forward; each
+    in a :class:`SublayerConnection`. Call-compatible with the book's listing."""
+
+    def __init__(self, size, self_attn, src_attn, feed_forward, dropout):
+        super().__init__()
+        self.size = size
+        self.self_attn = self_attn
+        self.src_attn = src_attn
+        self.feed_forward = feed_forward
+        self.sublayer = clones(SublayerConnection(size, dropout), 3)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        """``x`` ``(batch, tgt_len, d_model)``, ``memory`` ``(batch, src_len, d_model)``;
+        ``tgt_mask`` ``(batch, tgt_len, tgt_len)``, ``src_mask`` ``(batch, 1, src_len)``."""
+        # 1. masked self-attention: each target position looks at itself and earlier ones
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask))
+        # 2. cross-attention: queries from the decoder, keys and values from the encoder
+        x = self.sublayer[1](x, lambda x: self.src_attn(x, memory, memory, src_mask))
+        # 3. position-wise feed-forward
+        return self.sublayer[2](x, self.feed_forward)  # (batch, tgt_len, d_model)
+
+    @classmethod
+    def from_torch(cls, layer):
+        """Our layer holding the weights of a ``torch.nn.TransformerDecoderLayer`` built with
+        ``batch_first=True, norm_first=True`` (ReLU): both compute the same function."""
+        _expect_torch_layer(layer, nn.TransformerDecoderLayer)
+        ours = cls(layer.self_attn.embed_dim, MultiHeadAttention.from_torch(layer.self_attn),
+                   MultiHeadAttention.from_torch(layer.multihead_attn),
+                   _feed_forward_from_torch(layer), layer.dropout1.p)
+        _copy_norms(ours, [layer.norm1, layer.norm2, layer.norm3])
+        return ours
+
+
+@torch.no_grad()
+def position_influence(f, x, nudge=1.0):
+    """``(seq, seq)``: entry ``[i, j]`` is how much output position i changes (largest
+    absolute change over batch and features) when input position j alone is nudged.
+    ``f`` maps ``(batch, seq, d_model)`` to the same shape. A causal decoder gives a lower
+    triangle: nothing flows from later positions to earlier ones.
+
+    The nudge adds ``nudge`` to the first feature only: adding the same number to every
+    feature would vanish in the layer norm, which subtracts each position's mean.
+    """
+    base = f(x)  # (batch, seq, d_model)
+    seq = x.size(1)
+    influence = torch.zeros(seq, seq)
+    for j in range(seq):
+        nudged = x.clone()
+        nudged[:, j, 0] += nudge  # change input position j only
+        influence[:, j] = (f(nudged) - base).abs().amax(dim=(0, 2))  # (seq,) per output
+    return influence
+
+
+def _expect_torch_layer(layer, kind):
+    expect(isinstance(layer, kind), f"from_torch expects a torch.nn.{kind.__name__}, "
+                                    f"got {type(layer).__name__}.")
+    expect(layer.norm_first, "our layers normalise first (pre-norm); build the PyTorch layer "
+                             "with norm_first=True, or the two compute different functions.")
+    expect(layer.self_attn.batch_first, "build the PyTorch layer with batch_first=True.")
+    expect(layer.activation is F.relu, "our FeedForward uses ReLU; build the PyTorch layer "
+                                       "with activation='relu' (the default).")
+
+
+def _feed_forward_from_torch(layer):
+    ff = FeedForward(layer.linear1.in_features, layer.linear1.out_features, layer.dropout.p)
+    ff.load_state_dict({"w_1.weight": layer.linear1.weight, "w_1.bias": layer.linear1.bias,
+                        "w_2.weight": layer.linear2.weight, "w_2.bias": layer.linear2.bias})
+    return ff
+
+
+def _copy_norms(ours, norms):
+    for sublayer, norm in zip(ours.sublayer, norms):
+        sublayer.norm = copy.deepcopy(norm)  # same weights, bias and eps
+
+
+# ---------------------------------------------------- 6. stacks and the whole model
+
+
+class Encoder(nn.Module):
+    """``n`` encoder layers, then a final layer norm (pre-norm leaves the sum unnormalised)."""
+
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers = clones(layer, n)
+        self.norm = nn.LayerNorm(layer.size)
+
+    def forward(self, x, mask):
+        for layer in self.layers:
+            x = layer(x, mask)  # (batch, src_len, d_model)
+        return self.norm(x)
+
+
+class Decoder(nn.Module):
+    """``n`` decoder layers, each attending to the same encoder output, then a layer norm."""
+
+    def __init__(self, layer, n):
+        super().__init__()
+        self.layers = clones(layer, n)
+        self.norm = nn.LayerNorm(layer.size)
+
+    def forward(self, x, memory, src_mask, tgt_mask):
+        for layer in self.layers:
+            x = layer(x, memory, src_mask, tgt_mask)  # (batch, tgt_len, d_model)
+        return self.norm(x)
+
+
+class Embeddings(nn.Module):
+    """Token ids → vectors, scaled by sqrt(d_model) so they are not drowned by the
+    positional encoding that is added next."""
+
+    def __init__(self, d_model, vocab_size):
+        super().__init__()
+        self.lut = nn.Embedding(vocab_size, d_model)
+        self.d_model = d_model
+
+    def forward(self, tokens):
+        return self.lut(tokens) * math.sqrt(self.d_model)  # (batch, seq, d_model)
+
+
+class EncoderDecoder(nn.Module):
+    """The whole translator: source embedding → encoder → ``memory``; target embedding +
+    ``memory`` → decoder → generator, which scores every target word at every position."""
+
+    def __init__(self, encoder, decoder, src_embed, tgt_embed, generator):
+        super().__init__()
+        self.encoder = encoder
+        self.decoder = decoder
+        self.src_embed = src_embed
+        self.tgt_embed = tgt_embed
+        self.generator = generator
+
+    def encode(self, src, src_mask):
+        return self.encoder(self.src_embed(src), src_mask)  # (batch, src_len, d_model)
+
+    def decode(self, memory, src_mask, tgt, tgt_mask):
+        return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (b, tgt_len, d)
+
+    def forward(self, src, tgt, src_mask, tgt_mask):
+        """Logits ``(batch, tgt_len, tgt_vocab)``: at each position, the next word's scores."""
+        memory = self.encode(src, src_mask)
+        return self.generator(self.decode(memory, src_mask, tgt, tgt_mask))
+
+
+def make_model(src_vocab, tgt_vocab, n=2, d_model=64, d_ff=128, h=4, dropout=0.1):
+    """An :class:`EncoderDecoder` with ``n`` layers on each side, ``h`` heads of
+    ``d_model / h``, sinusoidal positions and a linear generator head."""
+    attn = MultiHeadAttention(d_model, h, dropout)
+    ff = FeedForward(d_model, d_ff, dropout)
+    position = PositionalEncoding(d_model, dropout)
+    model = EncoderDecoder(
+        Encoder(EncoderLayer(d_model, copy.deepcopy(attn), copy.deepcopy(ff), dropout), n),
+        Decoder(DecoderLayer(d_model, copy.deepcopy(attn), copy.deepcopy(attn),
+                             copy.deepcopy(ff), dropout), n),
+        nn.Sequential(Embeddings(d_model, src_vocab), copy.deepcopy(position)),
+        nn.Sequential(Embeddings(d_model, tgt_vocab), copy.deepcopy(position)),
+        nn.Linear(d_model, tgt_vocab))
+    for p in model.parameters():  # deep copies start equal: give every matrix its own values
+        if p.dim() > 1:
+            nn.init.xavier_uniform_(p)
+    return model
+
+
+# ------------------------------------------------------------------ 7. translating
+
+
+@torch.no_grad()
+def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None):
+    """Translate a batch greedily: start from ``start_symbol`` and append the best-scoring
+    word until ``max_len`` tokens or every sentence has produced ``end_symbol``.
+    Returns ``(batch, <= max_len)`` ids, beginning with ``start_symbol``."""
+    memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
+    ys = torch.full((src.size(0), 1), start_symbol, dtype=torch.long, device=src.device)
+    done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
+    for _ in range(max_len - 1):
+        tgt_mask = causal_mask(ys.size(1), src.device)  # (tgt_len, tgt_len)
+        out = model.decode(memory, src_mask, ys, tgt_mask)  # (batch, tgt_len, d_model)
+        next_word = model.generator(out[:, -1]).argmax(dim=-1)  # (batch,)
+        ys = torch.cat([ys, next_word.unsqueeze(1)], dim=1)  # (batch, tgt_len + 1)
+        if end_symbol is not None:
+            done |= next_word == end_symbol
+            if done.all():
+                break
+    return ys
+
+
+@contextmanager
+def attention_weights_kept(model):
+    """Inside this block every :class:`MultiHeadAttention` of ``model`` keeps its latest
+    weights in ``.attn`` ``(batch, heads, q_len, k_len)`` (slower: no fused kernel)."""
+    modules = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
+    for m in modules:
+        m.need_weights = True
+    try:
+        yield model
+    finally:
+        for m in modules:
+            m.need_weights = False
+
+
+__all__ = ["SublayerConnection", "FeedForward", "sinusoidal_positions", "PositionalEncoding",
+           "EncoderLayer", "DecoderLayer", "position_influence", "Encoder", "Decoder",
+           "Embeddings", "EncoderDecoder", "make_model", "greedy_decode",
+           "attention_weights_kept"]

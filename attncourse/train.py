@@ -1,0 +1,210 @@
+"""Train the translator, measure it, and use it: a small readable loop, held-out accuracy,
+and translation of any German sentence (with its cross-attention, for alignment plots).
+
+The loop is the textbook one — batch, forward, loss, backward, step — with two small
+additions that make a tiny model learn fast: the learning rate warms up and then decays
+linearly to zero, and label smoothing (optional) keeps the model from becoming
+over-confident on the few sentences it has seen.
+"""
+
+import sys
+import time
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+
+from attncourse.data import detokenize
+from attncourse.errors import expect
+from attncourse.layers import attention_weights_kept, greedy_decode
+from attncourse.quiz import _in_jupyter
+from attncourse.text import tokenize
+
+# ------------------------------------------------------------------- a progress line
+
+
+class ProgressLine:
+    """One line of text that rewrites itself: a display handle in Jupyter, ``\\r`` in a
+    terminal. No dependency, and a notebook keeps only the last line."""
+
+    def __init__(self):
+        self.handle = None
+        if _in_jupyter():
+            from IPython.display import display
+
+            self.handle = display({"text/plain": ""}, raw=True, display_id=True)
+
+    def update(self, text):
+        if self.handle is not None:
+            self.handle.update({"text/plain": text}, raw=True)
+        else:
+            sys.stdout.write("\r" + text)
+            sys.stdout.flush()
+
+    def close(self):
+        if self.handle is None:
+            sys.stdout.write("\n")
+
+
+def bar(fraction, width=20):
+    """``[██████░░░░]``-style bar for a fraction between 0 and 1."""
+    filled = round(fraction * width)
+    return "[" + "█" * filled + "░" * (width - filled) + "]"
+
+
+# ------------------------------------------------------------------------ training
+
+
+@dataclass
+class History:
+    """What a training run did: the loss at each logged step and the held-out scores."""
+
+    steps: list = field(default_factory=list)
+    losses: list = field(default_factory=list)
+    exact_match: float = 0.0
+    token_accuracy: float = 0.0
+    seconds: float = 0.0  # training time, evaluation not included
+
+
+def loss_fn(logits, target, pad_id, label_smoothing=0.0):
+    """Cross-entropy over every real target token (padding ignored)."""
+    return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=pad_id,
+                           label_smoothing=label_smoothing)
+
+
+def learning_rate(step, total, peak, warmup):
+    """Linear warm-up to ``peak`` over ``warmup`` steps, then a linear decay to zero."""
+    if step < warmup:
+        return peak * (step + 1) / warmup
+    return peak * max(0.0, (total - step) / max(1, total - warmup))
+
+
+def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smoothing=0.0,
+          seed=0, threads=1, log_every=25, progress=True):
+    """Train ``model`` on ``corpus.train`` for ``steps`` batches, then score it on the held-out
+    sentences. Seeded: the same seed gives the same batches, dropout and numbers.
+
+    ``threads=1``: the matrices of a small model are too small to gain from splitting them
+    across cores, and a single thread never waits for a core that another program holds.
+    """
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed,
+                      log_every, progress)
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, log_every,
+           progress):
+    torch.manual_seed(seed)  # dropout
+    order = torch.Generator().manual_seed(seed)  # batch order
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9,
+                                 foreach=True)
+    pad_id = corpus.tgt_vocab.pad_id
+    history, line = History(), ProgressLine() if progress else None
+    start, step, running = time.perf_counter(), 0, []
+    model.train()
+    while step < steps:
+        for batch in corpus.batches(batch_size, generator=order):
+            if step == steps:
+                break
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(step, steps, lr, warmup)
+            logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)  # (b, t, V)
+            loss = loss_fn(logits, batch.tgt_out, pad_id, label_smoothing)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            running.append(loss.item())
+            step += 1
+            if step % log_every == 0 or step == steps:
+                history.steps.append(step)
+                history.losses.append(sum(running) / len(running))
+                running = []
+                if line:
+                    line.update(f"{bar(step / steps)} step {step}/{steps}  "
+                                f"loss {history.losses[-1]:.3f}  "
+                                f"{time.perf_counter() - start:.0f} s")
+    history.seconds = time.perf_counter() - start
+    history.exact_match, history.token_accuracy = evaluate(model, corpus, corpus.heldout)
+    if line:
+        line.update(f"{bar(1)} step {steps}/{steps}  loss {history.losses[-1]:.3f}  "
+                    f"held-out exact match {history.exact_match:.1%}  "
+                    f"{history.seconds:.0f} s")
+        line.close()
+    return history
+
+
+# ---------------------------------------------------------------------- measuring
+
+
+def translate_ids(model, corpus, pairs):
+    """Greedy translations of the German side of ``pairs``, as token lists (batched)."""
+    vocab = corpus.tgt_vocab
+    batch = corpus.batch(pairs)
+    max_len = batch.tgt_out.size(1) + 5
+    model.eval()
+    ys = greedy_decode(model, batch.src, batch.src_mask, max_len, vocab.bos_id, vocab.eos_id)
+    outputs = []
+    for row in ys[:, 1:].tolist():  # drop <bos>
+        row = row[:row.index(vocab.eos_id)] if vocab.eos_id in row else row
+        outputs.append(vocab.decode(row))
+    return outputs
+
+
+def evaluate(model, corpus, pairs, batch_size=256):
+    """``(exact match, per-token accuracy)`` of greedy translations of ``pairs``: the share of
+    sentences translated exactly, and of reference tokens (``<eos>`` included) that the
+    translation gets right at the same position."""
+    exact = tokens_right = tokens_total = 0
+    for start in range(0, len(pairs), batch_size):
+        chunk = pairs[start:start + batch_size]
+        for guess, (_, english) in zip(translate_ids(model, corpus, chunk), chunk):
+            reference, guess = tokenize(english) + ["<eos>"], guess + ["<eos>"]
+            exact += guess == reference
+            tokens_right += sum(g == r for g, r in zip(guess, reference))
+            tokens_total += len(reference)
+    return exact / len(pairs), tokens_right / tokens_total
+
+
+# ------------------------------------------------------------------------- using it
+
+
+@dataclass
+class Translation:
+    """A translated sentence and the decoder's last cross-attention: ``alignment[h, i, j]``
+    is how much head h looked at German token j while choosing English token i."""
+
+    german: list  # source tokens
+    english: list  # translated tokens, then "<eos>"
+    alignment: torch.Tensor  # (heads, len(english), len(german))
+
+    @property
+    def text(self):
+        return detokenize([t for t in self.english if t != "<eos>"])
+
+    def __repr__(self):
+        return self.text
+
+
+@torch.no_grad()
+def translate(model, corpus, german, max_len=20):
+    """Translate one German sentence greedily and return a :class:`Translation` (its ``repr``
+    is the English text, its ``alignment`` the cross-attention weights for plotting)."""
+    expect(isinstance(german, str) and german.strip(),
+           f"give a German sentence as text, e.g. 'Wie geht es dir?', got {german!r}.")
+    vocab = corpus.tgt_vocab
+    src, src_mask = corpus.encode(german)  # (1, src_len), (1, 1, src_len)
+    model.eval()
+    with attention_weights_kept(model):
+        ys = greedy_decode(model, src, src_mask, max_len, vocab.bos_id, vocab.eos_id)
+    # the last decoding step read <bos> w1 ... wn and chose <eos>: its cross-attention has
+    # one row per output token
+    weights = model.decoder.layers[-1].src_attn.attn[0]  # (heads, len(english), src_len)
+    return Translation(tokenize(german), vocab.decode(ys[0, 1:]), weights)
+
+
+__all__ = ["ProgressLine", "History", "loss_fn", "learning_rate", "train", "translate_ids",
+           "evaluate", "Translation", "translate"]
