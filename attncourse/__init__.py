@@ -7,6 +7,14 @@ engines) loads with it; plotting (``attncourse.viz``) and widgets load only when
 from importlib import import_module
 
 from attncourse.attention import attention, dot_scores, project_qkv, scaled_scores, softmax
+from attncourse.efficient import (
+    GroupedQueryAttention,
+    KVCache,
+    append_kv,
+    cached_greedy_decode,
+    online_softmax_update,
+    tiled_attention,
+)
 from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, _install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
@@ -65,6 +73,9 @@ __all__ = [
     # the transformer's layers and a translator (notebook 05)
     "SublayerConnection", "FeedForward", "PositionalEncoding", "EncoderLayer", "DecoderLayer",
     "position_influence", "Encoder", "Decoder", "EncoderDecoder", "make_model", "greedy_decode",
+    # attention at scale (notebook 07)
+    "online_softmax_update", "tiled_attention", "append_kv", "KVCache",
+    "cached_greedy_decode", "GroupedQueryAttention",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

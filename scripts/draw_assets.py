@@ -216,6 +216,87 @@ def decoder_layer():
     save(fig, "05_decoder_layer.png")
 
 
+def attention_at_scale():
+    """Notebook 07's cover: score tiles swept by the online softmax, a KV cache, grouped heads."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(12.6, 3.9)
+    # 1. tiles of the score matrix: causal, one row of tiles on its way, the rest skipped
+    n, size, x0, y0 = 6, 0.42, 0.3, 0.55
+    for r in range(n):
+        for c in range(n):
+            colour = GREY if c > r else (ORANGE if r == 3 and c <= 2 else
+                                         (GREEN if r == 3 else BLUE))
+            ax.add_patch(Rectangle((x0 + c * size, y0 + (n - 1 - r) * size), size, size,
+                                   fc=colour, ec="white", lw=1.5))
+    ax.text(x0 + n * size / 2, y0 + n * size + 0.12, "scores, one tile at a time",
+            ha="center", fontsize=10)
+    ax.text(x0 - 0.12, y0 + n * size / 2, "query blocks", rotation=90, ha="right",
+            va="center", fontsize=8)
+    ax.text(x0 + n * size / 2, y0 - 0.1, "key blocks", ha="center", va="top", fontsize=8)
+    arrow(ax, x0 + 0.1, y0 + 2.5 * size, x0 + 3.5 * size, y0 + 2.5 * size)
+    ax.text(x0 + n * size + 0.12, y0 + 2.5 * size, "the state (m, ℓ, O)\nof one block of\n"
+            "queries sweeps\nright: orange done,\ngreen now; grey\ntiles are skipped\n"
+            "(causal mask)", va="center", fontsize=8)
+    # 2. the KV cache: past rows kept, one new row per step
+    x1 = 5.3
+    ax.text(x1 + 1.45, y0 + n * size + 0.12, "KV cache: one new row a step", ha="center",
+            fontsize=10)
+    for col, name in ((0, "K"), (1, "V")):
+        for r in range(n):
+            new = r == n - 1
+            ax.add_patch(Rectangle((x1 + 0.9 + col * 1.1, y0 + (n - 1 - r) * size), 0.9,
+                                   size, fc=GREEN if new else GREY, ec="white", lw=1.5))
+        ax.text(x1 + 1.35 + col * 1.1, y0 - 0.1, name, ha="center", va="top", fontsize=9)
+    box(ax, x1 - 0.3, y0 + 0.02, 0.9, size - 0.04, "new q", ORANGE, 8)
+    arrow(ax, x1 + 0.6, y0 + size / 2, x1 + 0.88, y0 + size / 2)
+    ax.text(x1 + 0.8, y0 + n * size - 0.3, "cached,\nnever\nrecomputed", ha="right",
+            va="top", fontsize=8)
+    # 3. grouped-query attention: 8 query heads share 2 key/value heads
+    x2 = 8.9
+    ax.text(x2 + 1.7, y0 + n * size + 0.12, "grouped-query: heads share K, V", ha="center",
+            fontsize=10)
+    for i in range(8):
+        colour = BLUE if i < 4 else PURPLE
+        box(ax, x2 + i * 0.43, y0 + 1.75, 0.36, 0.5, f"q{i + 1}", colour, 7)
+        arrow(ax, x2 + i * 0.43 + 0.18, y0 + 1.75, x2 + (0.65 if i < 4 else 2.35), y0 + 0.85)
+    for j, colour in enumerate((BLUE, PURPLE)):
+        box(ax, x2 + 0.15 + j * 1.7, y0 + 0.2, 1.0, 0.62, f"K{j + 1}, V{j + 1}", colour, 8)
+    ax.text(x2 + 1.7, y0 - 0.1, "cache: 2 heads, not 8", ha="center", va="top", fontsize=8)
+    ax.set_ylim(0.2, 3.35)
+    save(fig, "07_attention_at_scale.png")
+
+
+def online_softmax_blocks():
+    """One row of scores in three blocks, and the state carried from block to block."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(11, 3.0)
+    scores = [1.2, 0.3, 2.0, 0.8, 3.1, 1.5, 0.4, 2.2, 1.0]
+    for j, s in enumerate(scores):
+        colour = (BLUE, ORANGE, GREEN)[j // 3]
+        ax.add_patch(Rectangle((0.5 + j * 1.1, 2.1), 1.0, 0.55, fc=colour, ec="#555555"))
+        ax.text(1.0 + j * 1.1, 2.375, f"{s}", ha="center", va="center", fontsize=10)
+    for b in range(3):
+        ax.text(2.1 + b * 3.3, 2.8, f"block {b + 1}", ha="center", fontsize=10)
+    ax.text(0.35, 2.375, "s", ha="right", va="center", fontsize=11, style="italic")
+    states = ["$m_1 = 2.0$", "$m_2 = 3.1$ (moved up)", "$m_3 = 3.1$ (stayed)"]
+    for b, text in enumerate(states):
+        box(ax, 0.9 + b * 3.3, 1.0, 2.4, 0.75, text + "\n$\\ell$, $O$ relative to it",
+            (BLUE, ORANGE, GREEN)[b], 9)
+        arrow(ax, 2.1 + b * 3.3, 2.08, 2.1 + b * 3.3, 1.78)
+        if b < 2:
+            arrow(ax, 3.3 + b * 3.3, 1.375, 4.2 + b * 3.3, 1.375)
+    ax.text(5.45, 0.55, "$m' = \\max(m, \\max_j s_j)$      "
+            "$\\ell' = \\ell\\, e^{m - m'} + \\sum_j e^{s_j - m'}$      "
+            "$O' = O\\, e^{m - m'} + \\sum_j e^{s_j - m'} v_j$",
+            ha="center", va="center", fontsize=11)
+    ax.text(5.45, 0.1, "after the last block: output = $O / \\ell$ — the same as the "
+            "softmax over all nine scores", ha="center", va="center", fontsize=10)
+    ax.set_ylim(-0.1, 3.05)
+    save(fig, "07_online_softmax.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
@@ -225,3 +306,5 @@ if __name__ == "__main__":
     multi_head()
     split_merge()
     decoder_layer()
+    attention_at_scale()
+    online_softmax_blocks()

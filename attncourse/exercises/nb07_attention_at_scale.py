@@ -1,0 +1,201 @@
+"""Notebook 07's exercises: one step of the online softmax, and appending to a KV cache."""
+
+import math
+
+import torch
+
+from attncourse.efficient import append_kv, online_softmax_update
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+
+# ------------------------------------------------------------------ online softmax update
+
+
+def _empty_state(*lead, q_len, d_v):
+    """The state before the first block: max -inf, sum 0, output 0."""
+    return (torch.full((*lead, q_len, 1), -math.inf), torch.zeros(*lead, q_len, 1),
+            torch.zeros(*lead, q_len, d_v))
+
+
+def _after_first_block(scores, values):
+    lead, q_len, d_v = scores.shape[:-2], scores.size(-2), values.size(-1)
+    return online_softmax_update(*_empty_state(*lead, q_len=q_len, d_v=d_v), scores, values)
+
+
+def _online_cases():
+    s1, v1 = seeded_randn(3, 4, seed=1), seeded_randn(4, 2, seed=2)
+    s2, v2 = seeded_randn(3, 5, seed=3), seeded_randn(5, 2, seed=4)
+    b1, w1 = seeded_randn(2, 2, 3, 4, seed=5), seeded_randn(2, 2, 4, 3, seed=6)
+    b2, w2 = seeded_randn(2, 2, 3, 6, seed=7) * 2, seeded_randn(2, 2, 6, 3, seed=8)
+    return [
+        Case("first block: nothing seen yet", (*_empty_state(q_len=3, d_v=2), s1, v1)),
+        Case("second block with larger scores: the max moves up",
+             (*_after_first_block(s1, v1), s2 + 3.0, v2)),
+        Case("second block with smaller scores: the max stays",
+             (*_after_first_block(s1, v1), s2 - 3.0, v2)),
+        Case("batch 2, 2 heads, d_v = 3: the max moves in some rows only",
+             (*_after_first_block(b1, w1), b2, w2)),
+    ]
+
+
+def _sum_not_rescaled(m, ell, out, s, v):
+    new_m, _, new_out = online_softmax_update(m, ell, out, s, v)
+    return new_m, ell + torch.exp(s - new_m).sum(-1, keepdim=True), new_out
+
+
+def _output_not_rescaled(m, ell, out, s, v):
+    new_m, new_ell, _ = online_softmax_update(m, ell, out, s, v)
+    return new_m, new_ell, out + torch.exp(s - new_m) @ v
+
+
+def _nothing_rescaled(m, ell, out, s, v):
+    new_m = torch.maximum(m, s.amax(-1, keepdim=True))
+    p = torch.exp(s - new_m)
+    return new_m, ell + p.sum(-1, keepdim=True), out + p @ v
+
+
+def _block_max_only(m, ell, out, s, v):
+    new_m = s.amax(-1, keepdim=True)
+    rescale = torch.exp(m - new_m)
+    p = torch.exp(s - new_m)
+    return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
+
+
+def _inverted_rescale(m, ell, out, s, v):
+    new_m = torch.maximum(m, s.amax(-1, keepdim=True))
+    rescale = torch.exp(new_m - m)
+    p = torch.exp(s - new_m)
+    return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
+
+
+def _not_shifted(m, ell, out, s, v):
+    new_m = torch.maximum(m, s.amax(-1, keepdim=True))
+    rescale = torch.exp(m - new_m)
+    p = torch.exp(s)
+    return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
+
+
+def _normalised_output(m, ell, out, s, v):
+    new_m, new_ell, new_out = online_softmax_update(m, ell, out, s, v)
+    return new_m, new_ell, new_out / new_ell
+
+
+register(Exercise(
+    id="online_softmax_update",
+    title="One step of the online softmax",
+    notebook="07_attention_at_scale",
+    signature="online_softmax_update(running_max, running_sum, output, scores, values) "
+              "-> (running_max, running_sum, output)",
+    reference=online_softmax_update,
+    make_cases=_online_cases,
+    output_names=("running_max", "running_sum", "output"),
+    hints=[
+        "The new running max is the larger of the old one and this block's largest score: "
+        "torch.maximum(running_max, scores.amax(-1, keepdim=True)).",
+        "Everything summed so far was exp(s - old_max). Multiplying by "
+        "rescale = exp(old_max - new_max) turns it into exp(s - new_max): rescale both "
+        "running_sum and output.",
+        "This block's weights are p = exp(scores - new_max); add p.sum(-1, keepdim=True) to "
+        "the rescaled sum and p @ values to the rescaled output. Do not divide: that happens "
+        "once, after the last block.",
+    ],
+    mistakes=[
+        Mistake("nothing_rescaled", "neither the running sum nor the output was rescaled. "
+                "They were accumulated relative to the old max; when the max grows, multiply "
+                "both by exp(old_max - new_max) before adding this block.", _nothing_rescaled),
+        Mistake("sum_not_rescaled", "the output is rescaled but the running sum is not: the "
+                "old sum was relative to the old max, so multiply it by "
+                "exp(old_max - new_max) too.", _sum_not_rescaled),
+        Mistake("output_not_rescaled", "the running sum is rescaled but the output is not: the "
+                "old output holds exp(s - old_max)-weighted values, so multiply it by "
+                "exp(old_max - new_max) too.", _output_not_rescaled),
+        Mistake("inverted_rescale", "the rescale factor is upside down: it is "
+                "exp(old_max - new_max), at most 1, because the new max is the larger one.",
+                _inverted_rescale),
+        Mistake("block_max_only", "the running max must be the max of everything seen so far, "
+                "torch.maximum(running_max, block max) — not this block's max alone (with it, "
+                "exp(old_max - block_max) can overflow).", _block_max_only),
+        Mistake("not_shifted", "this block's weights are exp(scores), not "
+                "exp(scores - new_max): every term of the sum must be taken relative to the "
+                "same max, or exp overflows for large scores.", _not_shifted),
+        Mistake("normalised_output", "the output is divided by the running sum. Keep it "
+                "unnormalised, Σ exp(s - max) · v; the division happens once, after the last "
+                "block.", _normalised_output),
+    ],
+))
+
+# ----------------------------------------------------------------------- KV cache append
+
+
+def _append_cases():
+    return [
+        Case("first step: no cache yet (past is None)",
+             (None, None, seeded_randn(1, 2, 1, 4, seed=10), seeded_randn(1, 2, 1, 3, seed=11))),
+        Case("one new position after 3 cached, batch 2, 2 heads, d_v = 3",
+             (seeded_randn(2, 2, 3, 4, seed=12), seeded_randn(2, 2, 3, 3, seed=13),
+              seeded_randn(2, 2, 1, 4, seed=14), seeded_randn(2, 2, 1, 3, seed=15))),
+        Case("two new positions at once, 4 heads",
+             (seeded_randn(1, 4, 2, 4, seed=16), seeded_randn(1, 4, 2, 4, seed=17),
+              seeded_randn(1, 4, 2, 4, seed=18), seeded_randn(1, 4, 2, 4, seed=19))),
+        Case("one head, 5 cached",
+             (seeded_randn(1, 1, 5, 2, seed=20), seeded_randn(1, 1, 5, 2, seed=21),
+              seeded_randn(1, 1, 1, 2, seed=22), seeded_randn(1, 1, 1, 2, seed=23))),
+    ]
+
+
+def _cat_along(dim, new_first=False):
+    def append(past_key, past_value, key, value):
+        if past_key is None:
+            return key, value
+        pairs = ((key, past_key), (value, past_value)) if new_first else \
+            ((past_key, key), (past_value, value))
+        return tuple(torch.cat(pair, dim=dim) for pair in pairs)
+    return append
+
+
+def _no_first_step(past_key, past_value, key, value):
+    return torch.cat([past_key, key], dim=-2), torch.cat([past_value, value], dim=-2)
+
+
+def _past_forgotten(past_key, past_value, key, value):
+    return key, value
+
+
+def _values_not_appended(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat([past_key, key], dim=-2), value
+
+
+register(Exercise(
+    id="append_kv",
+    title="Append one step to a KV cache",
+    notebook="07_attention_at_scale",
+    signature="append_kv(past_key, past_value, key, value) -> (key, value), "
+              "all (batch, heads, seq, d)",
+    reference=append_kv,
+    make_cases=_append_cases,
+    output_names=("key", "value"),
+    hints=[
+        "Before the first step there is nothing cached (past_key is None): the new keys and "
+        "values are the whole cache.",
+        "Otherwise, put the new positions after the cached ones along the sequence axis, "
+        "which is axis -2 of (batch, heads, seq, d_k).",
+        "torch.cat([past_key, key], dim=-2), and the same for the values.",
+    ],
+    mistakes=[
+        Mistake("new_first", "the new positions come first; the cache keeps positions in "
+                "order, oldest first: torch.cat([past_key, key], dim=-2).",
+                _cat_along(-2, new_first=True)),
+        Mistake("head_axis", "the new keys were stacked as extra *heads* (axis 1); positions "
+                "are axis -2 of (batch, heads, seq, d_k).", _cat_along(1)),
+        Mistake("feature_axis", "the new keys were glued onto the features (axis -1), making "
+                "each key longer; add them as new positions, along axis -2.", _cat_along(-1)),
+        Mistake("past_forgotten", "only the new step is returned: the cache must keep every "
+                "earlier key and value too.", _past_forgotten),
+        Mistake("values_not_appended", "the keys are appended but the values are not: both "
+                "grow by the same positions.", _values_not_appended),
+        Mistake("no_first_step", "the first step fails: before it there is no cache "
+                "(past_key is None), so return the new key and value as they are.",
+                _no_first_step),
+    ],
+))
