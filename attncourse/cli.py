@@ -1,7 +1,12 @@
 """The ``attncourse`` command line: tools for learners, the static site and instructors."""
 
 import argparse
+import itertools
+import os
 import sys
+from pathlib import Path
+
+from attncourse.errors import CourseError
 
 
 def _doctor(args):
@@ -30,6 +35,108 @@ def _exercises(args):
     return 0
 
 
+def _solve(args):
+    from attncourse.instructor.solve import solve
+
+    for path in solve(args.notebooks, args.output, run=args.execute, timeout=args.timeout):
+        print(f"wrote {path}")
+    return 0
+
+
+def _grade(args):
+    from attncourse.instructor.grade import Limits, grade, summary, write_csv
+
+    out = Path(args.output)
+    if out.suffix == ".ipynb" or any(out.exists() and Path(s).exists() and out.samefile(s)
+                                     for s in args.submissions):
+        raise CourseError(f"{out} looks like a submission; write the grades to a .csv file.")
+    limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
+                    memory_mb=args.memory_mb)
+    count, finished = len(args.submissions), itertools.count(1)
+
+    def progress(path, report):
+        points = sum(r.points for r in report.rows)
+        print(f"[{next(finished)}/{count}] {path}: {points}/{len(report.rows)}", file=sys.stderr,
+              flush=True)
+
+    reports = grade(args.submissions, limits, notebook=args.notebook, jobs=args.jobs,
+                    on_done=progress)
+    write_csv(reports, out)
+    print(summary(reports))
+    print(f"\nwrote {out}")
+    return 0
+
+
+def _reset(args):
+    from attncourse.instructor.reset import reset
+
+    backup = reset(args.notebook)
+    print(f"{args.notebook} is the course's original again." +
+          (f" Your version is kept as {backup}." if backup else " (Nothing to keep.)"))
+    return 0
+
+
+def _fetch(args):
+    from attncourse.instructor.reset import fetch
+
+    copied, kept = fetch(args.folder)
+    print(f"copied {len(copied)} files into {args.folder}; open notebooks/00_welcome.ipynb.")
+    for path in kept:
+        if path.suffix == ".ipynb":
+            print(f"kept your {path} (`attncourse reset {path}` replaces it)")
+    return 0
+
+
+def _export_nbgrader(args):
+    from attncourse.instructor.nbgrader import export_nbgrader
+
+    for path in export_nbgrader(args.folder, args.notebooks):
+        print(f"wrote {path}")
+    return 0
+
+
+def _instructor_commands(sub):
+    solve = sub.add_parser("solve", help="write solved copies of notebooks (for presenting)")
+    solve.add_argument("notebooks", nargs="+", metavar="NOTEBOOK")
+    solve.add_argument("-o", "--output", required=True, metavar="DIR",
+                       help="folder for the solved copies (never the notebooks' own folder)")
+    solve.add_argument("--execute", action="store_true",
+                       help="run each solved notebook and store its outputs")
+    solve.add_argument("--timeout", type=float, default=300, metavar="SECONDS",
+                       help="per cell, with --execute (default 300)")
+    solve.set_defaults(func=_solve)
+
+    grade = sub.add_parser("grade", help="grade learners' notebooks into a CSV file")
+    grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    grade.add_argument("-o", "--output", required=True, metavar="CSV")
+    grade.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
+                       help="per cell (default 60)")
+    grade.add_argument("--notebook-timeout", type=float, default=600, metavar="SECONDS",
+                       help="per notebook, restarts included (default 600)")
+    grade.add_argument("--memory-mb", type=int, default=4096, metavar="MB",
+                       help="memory per kernel, enforced on Linux (default 4096)")
+    grade.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
+                       help="submissions graded at once (default 2)")
+    grade.add_argument("--notebook", metavar="NN",
+                       help="the course notebook the class worked on, e.g. 02 (default: "
+                            "read from the submissions' exercise cells)")
+    grade.set_defaults(func=_grade)
+
+    reset = sub.add_parser("reset", help="restore a course notebook (your file is backed up)")
+    reset.add_argument("notebook", metavar="NOTEBOOK")
+    reset.set_defaults(func=_reset)
+
+    fetch = sub.add_parser("fetch", help="copy the course's notebooks into a folder")
+    fetch.add_argument("folder", metavar="DIR")
+    fetch.set_defaults(func=_fetch)
+
+    export = sub.add_parser("export-nbgrader", help="write nbgrader source notebooks")
+    export.add_argument("folder", metavar="DIR", help="the nbgrader course folder")
+    export.add_argument("notebooks", nargs="*", metavar="NOTEBOOK",
+                        help="default: every course notebook")
+    export.set_defaults(func=_export_nbgrader)
+
+
 def _site(args):
     from attncourse.site import build_site
 
@@ -49,6 +156,7 @@ def build_parser():
     site = sub.add_parser("site", help="build a read-only HTML version of the course")
     site.add_argument("out_dir", help="folder to write index.html and the pages into")
     site.set_defaults(func=_site)
+    _instructor_commands(sub)
     return parser
 
 
@@ -58,7 +166,11 @@ def main(argv=None):
     if not getattr(args, "func", None):
         parser.print_help()
         return 0
-    return args.func(args)
+    try:
+        return args.func(args)
+    except CourseError as exc:
+        print(f"attncourse {args.command}: {exc}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -18,15 +18,6 @@ import nbformat
 WIDGET_NOTE = ("<p><i>🎛 Interactive control — run this notebook in JupyterLab to use it.</i></p>")
 
 
-def course_root():
-    """The folder holding notebooks/ and assets/ (a checkout, or the installed package's)."""
-    here = Path(__file__).resolve().parent
-    for candidate in (here.parent, here / "course"):
-        if (candidate / "notebooks").is_dir():
-            return candidate
-    raise FileNotFoundError("cannot find the course's notebooks/ folder next to the package")
-
-
 def _html_output(text):
     return nbformat.v4.new_output("display_data", data={"text/html": text})
 
@@ -69,6 +60,8 @@ def title_of(nb):
 def build_site(out_dir, root=None):
     """Write index.html, one page per notebook, and assets/ into ``out_dir``; returns pages."""
     from nbconvert import HTMLExporter
+
+    from attncourse.instructor.course_files import course_root
 
     root = Path(root) if root else course_root()
     out = Path(out_dir)

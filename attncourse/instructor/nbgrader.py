@@ -1,0 +1,86 @@
+"""nbgrader source notebooks: the course as assignments for an existing nbgrader setup.
+
+Each course notebook becomes ``source/<notebook>/<notebook>.ipynb``. Every exercise cell holds
+the reference solution between nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION``
+markers (the function's body only, so the released stub keeps its signature and docstring),
+and after each ``check`` cell comes a locked autograder test cell worth one point that
+asserts the course's check passes. nbgrader itself is not needed to write them.
+"""
+
+from pathlib import Path
+
+import nbformat
+
+from attncourse.errors import expect
+from attncourse.exercises import get
+from attncourse.instructor.course_files import (
+    bring_pictures,
+    check_cell_after,
+    course_notebooks,
+    exercise_cells,
+    read_notebook,
+    write_new,
+)
+from attncourse.instructor.solve import solution
+
+BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
+
+
+def _meta(grade_id, solution=False, grade=False, locked=False, points=None):
+    """nbgrader's cell metadata, schema version 3."""
+    meta = {"grade": grade, "grade_id": grade_id, "locked": locked, "schema_version": 3,
+            "solution": solution, "task": False}
+    if points is not None:
+        meta["points"] = points
+    return meta
+
+
+def solution_source(exercise):
+    """The exercise cell's source with the solution between nbgrader's markers."""
+    parts = solution(exercise)
+    if not parts.header:  # a class: the whole cell is the solution
+        return f"{BEGIN}\n{parts.source.rstrip()}\n{END}"
+    body = parts.body.rstrip("\n")
+    indent = body[:len(body) - len(body.lstrip())]
+    return f"{parts.prelude}{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"
+
+
+def autograder_source(exercise):
+    """The locked test cell: the course's check, asserted."""
+    return (f"# Autograder test ({exercise.id}, 1 point): the course's own check must pass.\n"
+            f"from attncourse import check\n\n"
+            f"_result = check({exercise.id!r}, {exercise.function_name})\n"
+            f"assert _result.passed, _result.message")
+
+
+def nbgrader_notebook(nb):
+    """``nb`` with solution regions, nbgrader metadata and autograder test cells."""
+    cells = exercise_cells(nb)
+    for exercise_id, index in sorted(cells.items(), key=lambda item: -item[1]):
+        exercise = get(exercise_id)
+        expect(exercise is not None, f"cell {index + 1} is marked as exercise {exercise_id!r}, "
+                                     f"which the course does not know.")
+        cell = nb.cells[index]
+        cell.source = solution_source(exercise)
+        cell.outputs, cell.execution_count = [], None
+        cell.metadata["nbgrader"] = _meta(f"{exercise_id}-solution", solution=True)
+        after = check_cell_after(nb, index)
+        if after is not None:
+            nb.cells[after].outputs, nb.cells[after].execution_count = [], None
+        test = nbformat.v4.new_code_cell(autograder_source(exercise))
+        test.metadata["nbgrader"] = _meta(f"{exercise_id}-test", grade=True, locked=True,
+                                          points=1)
+        nb.cells.insert((after if after is not None else index) + 1, test)
+    return nb
+
+
+def export_nbgrader(folder, notebooks=None):
+    """Write ``folder/source/<name>/<name>.ipynb`` for each notebook (default: the whole
+    course), with the pictures they show. Returns the paths written."""
+    written = []
+    for path in [Path(p) for p in notebooks] if notebooks else course_notebooks():
+        assignment = Path(folder) / "source" / path.stem
+        nb = nbgrader_notebook(read_notebook(path))
+        bring_pictures(nb, path.resolve().parent, assignment)
+        written.append(write_new(assignment / path.name, nb))
+    return written
