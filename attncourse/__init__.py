@@ -56,6 +56,18 @@ from attncourse.text import (
     river_embeddings,
     tokenize,
 )
+from attncourse.vit import (
+    PatchEmbedding,
+    ViT,
+    ViTConfig,
+    add_class_token_and_positions,
+    attention_rollout,
+    class_token_maps,
+    embed_patches,
+    patchify,
+    train_classifier,
+    unpatchify,
+)
 
 __version__ = "0.1.0"
 
@@ -73,6 +85,9 @@ __all__ = [
     # the transformer's layers and a translator (notebook 05)
     "SublayerConnection", "FeedForward", "PositionalEncoding", "EncoderLayer", "DecoderLayer",
     "position_influence", "Encoder", "Decoder", "EncoderDecoder", "make_model", "greedy_decode",
+    # the Vision Transformer (notebook 06)
+    "patchify", "unpatchify", "embed_patches", "PatchEmbedding", "add_class_token_and_positions",
+    "ViTConfig", "ViT", "class_token_maps", "attention_rollout", "train_classifier",
     # attention at scale (notebook 07)
     "online_softmax_update", "tiled_attention", "append_kv", "KVCache",
     "cached_greedy_decode", "GroupedQueryAttention",

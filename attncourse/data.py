@@ -12,6 +12,13 @@ the verb, and an English question needs "do"/"does" that German does not have.
 Sentences are drawn with a seeded random generator, so the corpus is the same on every
 machine; a fixed held-out set never occurs in training, so its exact-match score measures
 translating sentences the model has not seen.
+
+Handwritten digits (notebook 06)
+--------------------------------
+The 1,797 8×8 digits that scikit-learn ships (:func:`digits`), split once, stratified and
+seeded, into 1,437 training and 360 test images; a light torchvision augmentation
+(:func:`digit_augmentation`); and, for learners who are online, torchvision's MNIST or
+CIFAR-10 (:func:`torchvision_images`), which says so plainly when it cannot download.
 """
 
 import random
@@ -283,8 +290,9 @@ def _words(sentences):
 # =========================================================================================
 #
 # The 1,797 8×8 grey-scale digits that scikit-learn ships with (the test set of the UCI
-# "Optical Recognition of Handwritten Digits" data, 16 grey levels), so nothing is
-# downloaded. A stratified, seeded split sets aside a test set that training never sees.
+# "Optical Recognition of Handwritten Digits" data by Alpaydin and Kaynak, 1998, 16 grey
+# levels; CC BY 4.0), so nothing is downloaded. A stratified, seeded split sets aside a
+# test set that training never sees.
 
 
 @dataclass
@@ -320,7 +328,7 @@ class ImageData:
 
 def digits(n_test=360, seed=0):
     """scikit-learn's 8×8 handwritten digits as :class:`ImageData`: ``n_test`` images (36 of
-    each digit by default) held out for testing, the other 1,437 for training."""
+    each digit by default) held out for testing, the rest (1,437) for training."""
     from sklearn.datasets import load_digits
     from sklearn.model_selection import train_test_split
 

@@ -1,12 +1,13 @@
 """Run every benchmark and write docs/benchmarks.md.
 
     python benchmarks/run_all.py            # all of them
-    python benchmarks/run_all.py attention  # only bench_attention.py
+    python benchmarks/run_all.py attention  # rerun only bench_attention.py's section
 """
 
 import importlib
 import os
 import platform
+import re
 import sys
 import time
 from pathlib import Path
@@ -31,26 +32,29 @@ def machine():
             f"{platform.system()}")
 
 
+def _sections(text):
+    """``{name: block}`` for the ``<!-- bench:NAME -->`` blocks of an existing report."""
+    return dict(re.findall(r"(?s)<!-- bench:(\w+) -->\n(.*?)\n<!-- /bench -->", text))
+
+
 def main(names):
     scripts = sorted(HERE.glob("bench_*.py"))
     if names:
         scripts = [s for s in scripts if s.stem.removeprefix("bench_") in names]
-    sections = []
+    out = HERE.parent / "docs" / "benchmarks.md"
+    sections = _sections(out.read_text()) if names and out.exists() else {}
     for script in scripts:
         start = time.perf_counter()
         print(f"running {script.name} ...", flush=True)
-        sections.append(importlib.import_module(script.stem).main())
+        sections[script.stem.removeprefix("bench_")] = importlib.import_module(script.stem).main()
         print(f"  done in {time.perf_counter() - start:.0f} s", flush=True)
-    out = HERE.parent / "docs" / "benchmarks.md"
     header = ["# Benchmarks", "",
-              "Produced by `python benchmarks/run_all.py`; every figure was measured side by "
-              "side in one process.", "", f"Machine: {machine()}.",
-              f"Date: {time.strftime('%Y-%m-%d')}.", ""]
-    if names and out.exists():  # keep the other sections, replace the ones rerun
-        print("(partial run: only the selected sections are printed, not written)")
-        print("\n\n".join(sections))
-        return
-    out.write_text("\n".join(header) + "\n" + "\n\n".join(sections) + "\n")
+              "Produced by `python benchmarks/run_all.py` (or `... run_all.py NAME` to rerun one "
+              "section); every figure was measured side by side in one process.", "",
+              f"Last run on: {machine()}, {time.strftime('%Y-%m-%d')}.", ""]
+    body = "\n\n".join(f"<!-- bench:{name} -->\n{text}\n<!-- /bench -->"
+                        for name, text in sorted(sections.items()))
+    out.write_text("\n".join(header) + "\n" + body + "\n")
     print(f"wrote {out.relative_to(HERE.parent)}")
 
 

@@ -297,6 +297,41 @@ def online_softmax_blocks():
     save(fig, "07_online_softmax.png")
 
 
+def vision_transformer():
+    """An 8×8 digit cut into 16 patches of 2×2, the patches as tokens, the class token and
+    positions, the encoder, the head."""
+    from sklearn.datasets import load_digits
+
+    digit = load_digits().images[3]  # a 3
+    fig, ax = canvas(12.4, 3.2)
+    ax.set_position([0, 0, 1, 1])  # data coordinates = figure fractions × size
+    image = fig.add_axes([0.0, 0.12, 0.15, 0.58])
+    image.imshow(digit, cmap="gray_r")
+    for k in (1.5, 3.5, 5.5):
+        image.axhline(k, color="#d62728", lw=1.2)
+        image.axvline(k, color="#d62728", lw=1.2)
+    image.set_xticks([])
+    image.set_yticks([])
+    image.set_title("8×8 digit, 16 patches", fontsize=9)
+    arrow(ax, 1.9, 1.6, 2.3, 1.6)
+    strips = fig.add_axes([0.2, 0.3, 0.14, 0.3])
+    patches = digit.reshape(4, 2, 4, 2).transpose(0, 2, 1, 3).reshape(16, 4)
+    strips.imshow(patches.T, cmap="gray_r", aspect="auto")
+    strips.set_xticks([0, 15], ["1", "16"], fontsize=8)
+    strips.set_yticks([])
+    strips.set_title("patchify: 16 tokens\nof 2·2 = 4 pixels", fontsize=9)
+    arrow(ax, 4.25, 1.6, 4.55, 1.6)
+    box(ax, 4.55, 1.05, 1.45, 1.1, "patch\nembedding\nlinear 4 → 48", BLUE, 9)
+    arrow(ax, 6.0, 1.6, 6.3, 1.6)
+    box(ax, 6.3, 1.05, 1.75, 1.1, "[CLS] in front\n+ positions\n(batch, 17, 48)", ORANGE, 9)
+    arrow(ax, 8.05, 1.6, 8.35, 1.6)
+    box(ax, 8.35, 0.85, 1.9, 1.5, "encoder layer × 2\nself-attention:\n4 heads of 12\n"
+        "+ feed-forward", GREEN, 9)
+    arrow(ax, 10.25, 1.6, 10.55, 1.6)
+    box(ax, 10.55, 1.05, 1.8, 1.1, "linear head\non [CLS] only\n→ 10 scores: \"3\"", PURPLE, 9)
+    save(fig, "06_vision_transformer.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
@@ -308,3 +343,4 @@ if __name__ == "__main__":
     decoder_layer()
     attention_at_scale()
     online_softmax_blocks()
+    vision_transformer()

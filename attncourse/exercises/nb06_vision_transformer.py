@@ -1,0 +1,210 @@
+"""Notebook 06's exercises: cutting images into patch tokens, embedding the patches, and
+putting the class token and the position embeddings in place."""
+
+import torch
+import torch.nn.functional as F
+
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.vit import add_class_token_and_positions, embed_patches, patchify
+
+# ------------------------------------------------------------------------ patchify
+
+
+def _patchify_cases():
+    return [
+        Case("one 4×4 grey image numbered 0..15, 2×2 patches",
+             (torch.arange(16.0).reshape(1, 1, 4, 4), 2)),
+        Case("two colour 4×6 images (a 2×3 grid of patches)", (seeded_randn(2, 3, 4, 6, seed=1), 2)),
+        Case("two 8×8 digits, 4×4 patches", (seeded_randn(2, 1, 8, 8, seed=2), 4)),
+        Case("patch size 1 on a 2-channel 3×3 image", (seeded_randn(1, 2, 3, 3, seed=3), 1)),
+    ]
+
+
+def _grid_view(images, p):
+    b, c, h, w = images.shape
+    return images.reshape(b, c, h // p, p, w // p, p)  # (batch, C, rows, p, cols, p)
+
+
+def _no_permute(images, p):
+    b, c, h, w = images.shape
+    return images.reshape(b, (h // p) * (w // p), c * p * p)
+
+
+def _column_major(images, p):
+    b, c, h, w = images.shape
+    return _grid_view(images, p).permute(0, 4, 2, 1, 3, 5).reshape(b, -1, c * p * p)
+
+
+def _channels_last(images, p):
+    b, c, h, w = images.shape
+    return _grid_view(images, p).permute(0, 2, 4, 3, 5, 1).reshape(b, -1, c * p * p)
+
+
+def _pixels_transposed(images, p):
+    b, c, h, w = images.shape
+    return _grid_view(images, p).permute(0, 2, 4, 1, 5, 3).reshape(b, -1, c * p * p)
+
+
+register(Exercise(
+    id="patchify",
+    title="Cut images into patch tokens",
+    notebook="06_vision_transformer",
+    signature="patchify(images, patch_size) -> (batch, num_patches, C*patch*patch), "
+              "patches row by row",
+    reference=patchify,
+    make_cases=_patchify_cases,
+    hints=[
+        "Split each side into (patches along it, p): images.reshape(batch, C, H // p, p, "
+        "W // p, p).",
+        "Bring the two grid axes to the front with .permute(0, 2, 4, 1, 3, 5): "
+        "(batch, rows, cols, C, p, p). Then one patch's pixels sit together in memory order.",
+        "Finish with .reshape(batch, rows * cols, C * p * p). A reshape alone, without the "
+        "permute, glues together pixels of different patches.",
+    ],
+    mistakes=[
+        Mistake("no_permute", "reshaping straight to (batch, num_patches, C·p·p) cuts the "
+                "image into runs of consecutive pixels along each row, not into squares. "
+                "Reshape to (batch, C, rows, p, cols, p) and permute the grid axes to the front "
+                "before the final reshape.", _no_permute),
+        Mistake("column_major", "the patches come column by column; the course (and "
+                "nn.Conv2d, and every ViT) reads them row by row: left to right, then top to "
+                "bottom. Put the rows axis before the cols axis.", _column_major),
+        Mistake("channels_last", "inside a patch the channels come last (p, p, C); flatten "
+                "channel by channel, (C, p, p), the layout of a convolution's kernel.",
+                _channels_last),
+        Mistake("pixels_transposed", "each patch is flattened column by column (its pixels "
+                "are transposed); keep the patch's own rows before its columns: (C, p, p) "
+                "from (..., p_rows, p_cols).", _pixels_transposed),
+        Mistake("unfold_not_transposed", "F.unfold returns (batch, C·p·p, num_patches): "
+                "one column per patch. Add .transpose(1, 2) to get one row per patch.",
+                lambda images, p: F.unfold(images, p, stride=p)),
+    ],
+))
+
+# ----------------------------------------------------------------- patch embedding
+
+
+def _embed_cases():
+    return [
+        Case("one grey 4×4 image, 2×2 patches, d_model 4",
+             (seeded_randn(1, 1, 4, 4, seed=4), seeded_randn(4, 4, seed=5),
+              seeded_randn(4, seed=6), 2)),
+        Case("two colour 4×6 images, 2×2 patches, d_model 5",
+             (seeded_randn(2, 3, 4, 6, seed=7), seeded_randn(5, 12, seed=8),
+              seeded_randn(5, seed=9), 2)),
+        Case("two 8×8 digits, 4×4 patches, d_model 6",
+             (seeded_randn(2, 1, 8, 8, seed=10), seeded_randn(6, 16, seed=11),
+              seeded_randn(6, seed=12), 4)),
+    ]
+
+
+def _conv_maps(images, weight, bias, p, stride=None, kernel=None):
+    kernel = weight.reshape(weight.size(0), -1, p, p) if kernel is None else kernel
+    return F.conv2d(images, kernel, bias, stride=stride or p)  # (batch, d_model, rows, cols)
+
+
+def _embed_reshape_not_transpose(images, weight, bias, p):
+    maps = _conv_maps(images, weight, bias, p)
+    return maps.reshape(maps.size(0), -1, weight.size(0))
+
+
+def _embed_kernel_channels_last(images, weight, bias, p):
+    kernel = weight.reshape(weight.size(0), p, p, -1).permute(0, 3, 1, 2)
+    return _conv_maps(images, weight, bias, p, kernel=kernel).flatten(2).transpose(1, 2)
+
+
+register(Exercise(
+    id="embed_patches",
+    title="The patch embedding as a convolution",
+    notebook="06_vision_transformer",
+    signature="embed_patches(images, weight, bias, patch_size) -> (batch, num_patches, "
+              "d_model), equal to patchify(images, patch_size) @ weight.T + bias",
+    reference=embed_patches,
+    make_cases=_embed_cases,
+    hints=[
+        "A convolution with a p×p kernel and stride p visits every patch exactly once and "
+        "computes one dot product per patch and output channel: the linear layer, per patch.",
+        "The linear weight (d_model, C·p·p) becomes d_model kernels of (C, p, p): "
+        "weight.reshape(d_model, C, p, p). F.conv2d(images, kernel, bias, stride=p) gives "
+        "(batch, d_model, rows, cols).",
+        "Flatten the grid with .flatten(2), (batch, d_model, num_patches), then swap the last "
+        "two axes with .transpose(1, 2).",
+    ],
+    mistakes=[
+        Mistake("no_transpose", "the result is (batch, d_model, num_patches): one column per "
+                "patch. Tokens are rows; finish with .transpose(1, 2).",
+                lambda i, w, b, p: _conv_maps(i, w, b, p).flatten(2)),
+        Mistake("reshape_not_transpose", "reshape keeps the memory order, so reshaping "
+                "(batch, d_model, num_patches) to (batch, num_patches, d_model) shuffles "
+                "numbers between patches; swap the axes with .transpose(1, 2).",
+                _embed_reshape_not_transpose),
+        Mistake("stride_one", "the kernel moves one pixel at a time, so the patches overlap "
+                "and there are too many of them; use stride=patch_size.",
+                lambda i, w, b, p: _conv_maps(i, w, b, p, stride=1).flatten(2).transpose(1, 2)),
+        Mistake("no_bias", "the bias is missing: pass it to F.conv2d (or add it).",
+                lambda i, w, b, p: _conv_maps(i, w, None, p).flatten(2).transpose(1, 2)),
+        Mistake("kernel_channels_last", "the weight's columns are (C, p, p) — channel by "
+                "channel, as patchify flattens a patch — so reshape it to (d_model, C, p, p) "
+                "directly, without treating the channels as the last axis.",
+                _embed_kernel_channels_last),
+        Mistake("weight_not_transposed", "nn.Linear stores its weight as (out, in) = "
+                "(d_model, C·p·p), so a row of patches is multiplied by weight.T, not weight.",
+                lambda i, w, b, p: patchify(i, p) @ w + b),
+    ],
+))
+
+# -------------------------------------------------- class token and positions
+
+
+def _cls_cases():
+    return [
+        Case("one image, 4 patches, d_model 3",
+             (seeded_randn(1, 4, 3, seed=13), seeded_randn(1, 1, 3, seed=14),
+              seeded_randn(1, 5, 3, seed=15))),
+        Case("three images, 6 patches, d_model 4",
+             (seeded_randn(3, 6, 4, seed=16), seeded_randn(1, 1, 4, seed=17),
+              seeded_randn(1, 7, 4, seed=18))),
+    ]
+
+
+def _expanded(tokens, cls_token):
+    return cls_token.expand(tokens.size(0), -1, -1)  # (batch, 1, d_model)
+
+
+register(Exercise(
+    id="add_class_token_and_positions",
+    title="Class token and position embeddings",
+    notebook="06_vision_transformer",
+    signature="add_class_token_and_positions(tokens, cls_token, positions) -> "
+              "(batch, num_patches + 1, d_model)",
+    reference=add_class_token_and_positions,
+    make_cases=_cls_cases,
+    hints=[
+        "First the class token goes in front of each image's tokens, then positions are added "
+        "to all num_patches + 1 of them: row 0 of positions is the class token's.",
+        "cls_token is (1, 1, d_model), one for all images: cls_token.expand(batch, -1, -1) "
+        "repeats it (without copying) so it can be concatenated along dim=1.",
+        "torch.cat([cls, tokens], dim=1) + positions",
+    ],
+    mistakes=[
+        Mistake("class_token_last", "the class token is appended after the patches; it goes "
+                "in front (token 0), where the classification head reads it.",
+                lambda t, c, pos: torch.cat([t, _expanded(t, c)], dim=1) + pos),
+        Mistake("no_batch_expand", "this works for one image but not for a batch: cls_token "
+                "is (1, 1, d_model), so repeat it for every image with "
+                "cls_token.expand(batch, -1, -1) before concatenating.",
+                lambda t, c, pos: torch.cat([c, t], dim=1) + pos),
+        Mistake("positions_before_class_token", "the positions were added to the patches "
+                "before the class token was put in front, with rows 0..n-1: every patch got "
+                "its neighbour's position and the class token none. Concatenate first, then add "
+                "all n + 1 rows.",
+                lambda t, c, pos: torch.cat([_expanded(t, c), t + pos[:, :t.size(1)]], dim=1)),
+        Mistake("class_token_without_position", "the class token got no position embedding: "
+                "it has its own row (row 0). Concatenate first, then add positions to every "
+                "token.",
+                lambda t, c, pos: torch.cat([_expanded(t, c), t + pos[:, 1:]], dim=1)),
+        Mistake("no_class_token", "the class token is missing: the result should have "
+                "num_patches + 1 tokens, the class token first.",
+                lambda t, c, pos: t + pos[:, 1:]),
+    ],
+))

@@ -1,0 +1,340 @@
+"""The Vision Transformer: an image becomes a sentence of patches, and the encoder of
+notebook 05 reads it.
+
+The story, top to bottom (notebook 06):
+
+1. :func:`patchify` / :func:`unpatchify` — cut an image into a grid of square patches, read
+   row by row, each flattened into one vector (a "token"), and put it back together;
+2. :class:`PatchEmbedding` — one linear map from a patch's pixels to ``d_model`` numbers;
+   :func:`embed_patches` computes the same thing as a single strided convolution;
+3. :func:`add_class_token_and_positions` — a learned class token goes in front (its final
+   state is what we classify), then a learned position embedding is added to every token;
+4. :class:`ViT` / :class:`ViTConfig` — patch embedding → encoder layers (the course's
+   :class:`~attncourse.layers.EncoderLayer`, attending with h separate
+   :class:`~attncourse.multihead.AttentionHead` s) → a linear head on the class token;
+   :meth:`ViT.attention_weights` collects every layer's ``(batch, heads, tokens, tokens)``;
+5. what the model looks at: :func:`class_token_maps` (the class token's attention to each
+   patch, upsampled to the image) and :func:`attention_rollout` (attention traced through
+   all layers at once);
+6. :func:`train_classifier` / :func:`accuracy` — the training loop and the test score.
+
+The defaults follow the book's image transformer: d_model = 48 split into 4 heads of 12.
+"""
+
+import time
+from dataclasses import dataclass, field, replace
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attncourse.errors import expect, shape_of
+from attncourse.layers import Encoder, EncoderLayer, FeedForward
+from attncourse.multihead import MultiHeadFromHeads
+from attncourse.train import ProgressLine, bar, learning_rate
+
+# ------------------------------------------------------------------ 1. patches as tokens
+
+
+def _check_images(images, patch_size):
+    expect(torch.is_tensor(images) and images.dim() == 4,
+           f"images should be a (batch, channels, height, width) tensor, got {shape_of(images)}; "
+           f"for one image use images.unsqueeze(0).")
+    expect(isinstance(patch_size, int) and patch_size > 0,
+           f"patch_size should be a positive whole number, got {patch_size!r}.")
+    height, width = images.shape[-2:]
+    expect(height % patch_size == 0 and width % patch_size == 0,
+           f"a {height}×{width} image does not cut evenly into {patch_size}×{patch_size} "
+           f"patches; pick a patch size that divides both sides.")
+
+
+def patchify(images, patch_size):
+    """``(batch, C, H, W)`` → ``(batch, num_patches, C·p·p)``: patches in reading order (left
+    to right, then top to bottom), each flattened channel by channel, then row by row."""
+    _check_images(images, patch_size)
+    batch, channels, height, width = images.shape
+    p = patch_size
+    rows, cols = height // p, width // p
+    x = images.reshape(batch, channels, rows, p, cols, p)  # split each side into (grid, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # (batch, rows, cols, C, p, p): the grid axes first
+    return x.reshape(batch, rows * cols, channels * p * p)  # (batch, num_patches, C·p·p)
+
+
+def unpatchify(patches, patch_size, image_size):
+    """The inverse of :func:`patchify`: ``(batch, num_patches, C·p·p)`` → ``(batch, C, H, W)``
+    with ``image_size`` = ``H`` (square) or ``(H, W)``."""
+    height, width = (image_size, image_size) if isinstance(image_size, int) else image_size
+    p = patch_size
+    expect(torch.is_tensor(patches) and patches.dim() == 3,
+           f"patches should be (batch, num_patches, C·p·p), got {shape_of(patches)}.")
+    expect(height % p == 0 and width % p == 0 and patches.size(1) == (height // p) * (width // p)
+           and patches.size(2) % (p * p) == 0,
+           f"{shape_of(patches)} patches of {p}×{p} do not tile a {height}×{width} image.")
+    batch, channels = patches.size(0), patches.size(2) // (p * p)
+    rows, cols = height // p, width // p
+    x = patches.reshape(batch, rows, cols, channels, p, p)
+    x = x.permute(0, 3, 1, 4, 2, 5)  # (batch, C, rows, p, cols, p)
+    return x.reshape(batch, channels, height, width)
+
+
+# ---------------------------------------------------------------- 2. the patch embedding
+
+
+def embed_patches(images, weight, bias, patch_size):
+    """The patch embedding as one convolution: a ``p×p`` kernel moved ``p`` pixels at a time
+    visits each patch once, so ``conv2d`` with stride ``p`` is a linear map per patch.
+
+    ``weight`` is the linear layer's ``(d_model, C·p·p)``; returns ``(batch, num_patches,
+    d_model)``, equal to ``patchify(images, p) @ weight.T + bias``.
+    """
+    _check_images(images, patch_size)
+    d_model = weight.size(0)
+    kernel = weight.reshape(d_model, -1, patch_size, patch_size)  # (d_model, C, p, p)
+    maps = F.conv2d(images, kernel, bias, stride=patch_size)  # (batch, d_model, rows, cols)
+    return maps.flatten(2).transpose(1, 2)  # (batch, num_patches, d_model)
+
+
+class PatchEmbedding(nn.Module):
+    """Patches to vectors: :func:`patchify`, then one ``nn.Linear(C·p·p, d_model)`` shared by
+    every patch (a word embedding looks a token up; a patch embedding computes it)."""
+
+    def __init__(self, patch_size, in_channels, d_model):
+        super().__init__()
+        self.patch_size = patch_size
+        self.proj = nn.Linear(in_channels * patch_size * patch_size, d_model)
+
+    def forward(self, images):
+        """``(batch, C, H, W)`` → ``(batch, num_patches, d_model)``."""
+        return self.proj(patchify(images, self.patch_size))
+
+
+# ---------------------------------------------------- 3. class token and positions
+
+
+def add_class_token_and_positions(tokens, cls_token, positions):
+    """Put the class token in front of every image's patch tokens, then add the position
+    embeddings: ``(batch, n, d_model)`` → ``(batch, n + 1, d_model)``.
+
+    ``cls_token`` is ``(1, 1, d_model)``, shared by all images; ``positions`` is
+    ``(1, n + 1, d_model)``: row 0 belongs to the class token, row i to patch i.
+    """
+    expect(tokens.dim() == 3 and positions.size(-2) == tokens.size(1) + 1,
+           f"positions {shape_of(positions)} should have one row per patch plus one for the "
+           f"class token: tokens are {shape_of(tokens)}.")
+    cls = cls_token.expand(tokens.size(0), 1, tokens.size(2))  # (batch, 1, d_model)
+    x = torch.cat([cls, tokens], dim=1)  # (batch, n + 1, d_model)
+    return x + positions  # (batch, n + 1, d_model)
+
+
+# ------------------------------------------------------------------- 4. the model
+
+
+@dataclass
+class ViTConfig:
+    """The sizes of a :class:`ViT`. The defaults suit 8×8 digits: 16 patches of 2×2 pixels,
+    d_model = 48 in 4 heads of 12, two encoder layers."""
+
+    image_size: int = 8
+    patch_size: int = 2
+    in_channels: int = 1
+    num_classes: int = 10
+    d_model: int = 48
+    num_heads: int = 4
+    num_layers: int = 2
+    d_ff: int = 96
+    dropout: float = 0.0
+
+    @property
+    def grid(self):
+        """Patches per side."""
+        return self.image_size // self.patch_size
+
+    @property
+    def num_patches(self):
+        return self.grid ** 2
+
+    @property
+    def d_k(self):
+        """The size of one head."""
+        return self.d_model // self.num_heads
+
+    def __post_init__(self):
+        expect(self.image_size % self.patch_size == 0,
+               f"image_size {self.image_size} must be a multiple of patch_size {self.patch_size}.")
+        expect(self.d_model % self.num_heads == 0,
+               f"d_model = {self.d_model} must split evenly into {self.num_heads} heads.")
+
+
+class ViT(nn.Module):
+    """A Vision Transformer built from the course's parts: :class:`PatchEmbedding`, a class
+    token, learned position embeddings, an :class:`~attncourse.layers.Encoder` of
+    :class:`~attncourse.layers.EncoderLayer` s whose self-attention is h separate
+    :class:`~attncourse.multihead.AttentionHead` s, and a linear classification head.
+
+    ``ViT()`` uses the :class:`ViTConfig` defaults; ``ViT(config)`` or ``ViT(num_layers=3)``
+    changes them.
+    """
+
+    def __init__(self, config=None, **changes):
+        super().__init__()
+        config = replace(config or ViTConfig(), **changes)
+        self.config = c = config
+        self.patch_embed = PatchEmbedding(c.patch_size, c.in_channels, c.d_model)
+        self.cls_token = nn.Parameter(torch.zeros(1, 1, c.d_model))
+        # positions start as random as the patch embeddings (std 1), so that from the first
+        # step attention can tell patches apart; tiny starting values stall training a while
+        self.positions = nn.Parameter(torch.randn(1, c.num_patches + 1, c.d_model))
+        self.dropout = nn.Dropout(c.dropout)
+        layer = EncoderLayer(c.d_model, MultiHeadFromHeads(c.d_model, c.num_heads),
+                             FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
+        self.encoder = Encoder(layer, c.num_layers)  # ends with a layer norm
+        self.head = nn.Linear(c.d_model, c.num_classes)
+        for module in self.modules():  # the encoder's layers are copies of one: new weights
+            if isinstance(module, nn.Linear):
+                nn.init.xavier_uniform_(module.weight)
+
+    def forward(self, images):
+        """``(batch, C, H, W)`` → class scores (logits) ``(batch, num_classes)``."""
+        return self.head(self.features(images)[:, 0])
+
+    def features(self, images):
+        """The encoder's output ``(batch, 1 + num_patches, d_model)``; row 0 is the class token."""
+        c = self.config
+        expect(torch.is_tensor(images) and images.dim() == 4
+               and tuple(images.shape[1:]) == (c.in_channels, c.image_size, c.image_size),
+               f"this ViT reads (batch, {c.in_channels}, {c.image_size}, {c.image_size}) images, "
+               f"got {shape_of(images)}.")
+        tokens = self.patch_embed(images)  # (batch, num_patches, d_model)
+        x = add_class_token_and_positions(tokens, self.cls_token, self.positions)
+        return self.encoder(self.dropout(x), None)  # (batch, 1 + num_patches, d_model)
+
+    @torch.no_grad()
+    def attention_weights(self, images):
+        """Every layer's attention, ``(batch, layers, heads, tokens, tokens)`` with tokens =
+        1 + num_patches (token 0 is the class token); each row sums to one."""
+        self.features(images)
+        return torch.stack([layer.self_attn.attn for layer in self.encoder.layers], dim=1)
+
+
+# ------------------------------------------------------- 5. what the model looks at
+
+
+def class_token_maps(attentions, image_size=None):
+    """How much the class token attends to each patch, as a picture: from
+    ``(batch, layers, heads, tokens, tokens)`` to ``(batch, layers, heads, grid, grid)``, or,
+    with ``image_size``, stretched to ``(..., image_size, image_size)`` (each patch's weight
+    covers its pixels) for overlaying on the image."""
+    expect(torch.is_tensor(attentions) and attentions.dim() >= 2,
+           f"attentions should end in (tokens, tokens), got {shape_of(attentions)}.")
+    grid = round((attentions.size(-1) - 1) ** 0.5)
+    expect(grid * grid == attentions.size(-1) - 1,
+           f"{attentions.size(-1)} tokens are not a class token plus a square grid of patches.")
+    maps = attentions[..., 0, 1:]  # the class token's row, patches only: (..., num_patches)
+    maps = maps.unflatten(-1, (grid, grid))  # (..., grid, grid)
+    if image_size is None:
+        return maps
+    scale = image_size // grid
+    return maps.repeat_interleave(scale, dim=-2).repeat_interleave(scale, dim=-1)
+
+
+def attention_rollout(attentions, residual=True):
+    """Attention rollout (Abnar & Zuidema, 2020): how much each output token draws on each
+    input token through *all* layers. Average the heads, add the residual connection as an
+    identity (``0.5·A + 0.5·I``, rows renormalised), then multiply layer after layer.
+
+    ``(batch, layers, heads, tokens, tokens)`` → ``(batch, tokens, tokens)``, rows summing to one.
+    """
+    expect(torch.is_tensor(attentions) and attentions.dim() == 5,
+           f"attentions should be (batch, layers, heads, tokens, tokens), "
+           f"got {shape_of(attentions)}.")
+    per_layer = attentions.mean(dim=2)  # (batch, layers, tokens, tokens)
+    if residual:
+        eye = torch.eye(per_layer.size(-1), dtype=per_layer.dtype, device=per_layer.device)
+        per_layer = 0.5 * per_layer + 0.5 * eye
+        per_layer = per_layer / per_layer.sum(dim=-1, keepdim=True)
+    rollout = per_layer[:, 0]
+    for layer in range(1, per_layer.size(1)):
+        rollout = per_layer[:, layer] @ rollout  # later layers read the earlier mixtures
+    return rollout  # (batch, tokens, tokens)
+
+
+# ------------------------------------------------------------------ 6. training
+
+
+@dataclass
+class TrainHistory:
+    """What :func:`train_classifier` did: mean loss per epoch, test accuracy, time taken."""
+
+    losses: list = field(default_factory=list)
+    test_accuracy: float = 0.0
+    seconds: float = 0.0
+
+
+@torch.no_grad()
+def accuracy(model, images, labels, batch_size=512):
+    """The share of ``images`` whose highest-scoring class is the right label."""
+    model.eval()
+    right = sum((model(images[i:i + batch_size]).argmax(-1) == labels[i:i + batch_size]).sum()
+                for i in range(0, len(images), batch_size))
+    return right.item() / len(images)
+
+
+def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_decay=0.5,
+                     warmup=20, label_smoothing=0.0, augment=None, seed=0, threads=1,
+                     progress=True):
+    """Train any image classifier on ``data.batches`` with AdamW (learning rate warmed up,
+    then decayed to zero) and cross-entropy; return a :class:`TrainHistory` whose
+    ``test_accuracy`` is measured on ``data.test_images``, which training never sees.
+
+    Seeded: the same seed gives the same batches and the same numbers. ``augment`` is a
+    function applied to each batch of images (e.g. a torchvision transform). ``threads=1``:
+    a small model gains nothing from several cores and never waits for a busy one.
+    """
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
+                                 label_smoothing, augment, seed, progress)
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
+                      label_smoothing, augment, seed, progress):
+    torch.manual_seed(seed)  # dropout and augmentation
+    order = torch.Generator().manual_seed(seed)  # batch order
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
+                                  foreach=True)
+    steps = epochs * -(-len(data.train_labels) // batch_size)
+    history, line = TrainHistory(), ProgressLine() if progress else None
+    start, step = time.perf_counter(), 0
+    for epoch in range(epochs):
+        model.train()
+        total = 0.0
+        for images, labels in data.batches(batch_size, generator=order):
+            for group in optimizer.param_groups:
+                group["lr"] = learning_rate(step, steps, lr, warmup)
+            if augment is not None:
+                images = augment(images)
+            loss = F.cross_entropy(model(images), labels, label_smoothing=label_smoothing)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            total += loss.item() * len(labels)
+            step += 1
+        history.losses.append(total / len(data.train_labels))
+        if line:
+            line.update(f"{bar((epoch + 1) / epochs)} epoch {epoch + 1}/{epochs}  "
+                        f"loss {history.losses[-1]:.3f}  {time.perf_counter() - start:.0f} s")
+    history.seconds = time.perf_counter() - start
+    history.test_accuracy = accuracy(model, data.test_images, data.test_labels)
+    if line:
+        line.update(f"{bar(1)} {epochs} epochs  loss {history.losses[-1]:.3f}  "
+                    f"test accuracy {history.test_accuracy:.1%}  {history.seconds:.0f} s")
+        line.close()
+    return history
+
+
+__all__ = ["patchify", "unpatchify", "embed_patches", "PatchEmbedding",
+           "add_class_token_and_positions", "ViTConfig", "ViT", "class_token_maps",
+           "attention_rollout", "TrainHistory", "accuracy", "train_classifier"]
