@@ -105,10 +105,10 @@ def lab():
     shutil.rmtree(work, ignore_errors=True)
 
 
-KERNEL_IDLE = """() => {
+KERNEL_IDLE = """(name) => {
   const w = window.jupyterapp && window.jupyterapp.shell.currentWidget;
   const k = w && w.sessionContext && w.sessionContext.session && w.sessionContext.session.kernel;
-  return !!k && k.status === 'idle' && w.content && w.content.widgets.length > 0;
+  return !!k && k.status === 'idle' && w.context.path.endsWith(name) && w.content.widgets.length > 0;
 }"""
 
 ERRORS_AND_COUNTS = """() => {
@@ -121,9 +121,11 @@ ERRORS_AND_COUNTS = """() => {
 
 
 def _open_and_run(page, base, token, name):
-    page.goto(f"{base}/lab/tree/notebooks/{name}?token={token}")
-    page.wait_for_function(KERNEL_IDLE, timeout=120_000)
-    page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+    # a workspace of its own for each notebook, reset: no tab of an earlier run is restored
+    workspace = name.split("_")[0]
+    page.goto(f"{base}/lab/workspaces/nb{workspace}/tree/notebooks/{name}?reset&token={token}")
+    page.wait_for_function(KERNEL_IDLE, arg=name, timeout=120_000)
+    page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
     page.wait_for_function(
         "() => { const w = window.jupyterapp.shell.currentWidget;"
         " const cells = w.context.model.toJSON().cells.filter(c => c.cell_type === 'code');"
