@@ -210,7 +210,8 @@ def _widget(question):
                                 value=None, layout=w.Layout(width="auto"))
         read = lambda: field_.value  # noqa: E731
     elif question.kind == "multi":
-        boxes = [w.Checkbox(description=o, indent=False, value=False) for o in question.options]
+        boxes = [w.Checkbox(description=o, indent=False, value=False,
+                            layout=w.Layout(width="auto")) for o in question.options]
         field_ = w.VBox(boxes)
         read = lambda: [i for i, b in enumerate(boxes) if b.value]  # noqa: E731
     else:
