@@ -29,6 +29,7 @@ from torch.utils._pytree import tree_leaves
 
 from attncourse.attention import _check_inputs, attention, scaled_scores
 from attncourse.errors import expect, shape_of
+from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import _additive, heads_mask, merge_heads, split_heads
 
@@ -248,17 +249,11 @@ def cached_greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol
     memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
     memory_kv = [_qkv_heads(layer.src_attn, memory)[1:] for layer in model.decoder.layers]
     caches = [KVCache() for _ in model.decoder.layers]
-    ys = torch.full((src.size(0), 1), start_symbol, dtype=torch.long, device=src.device)
-    done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
-    for position in range(max_len - 1):
-        out = decode_step(model, memory_kv, src_mask, ys[:, -1:], position, caches)
-        next_word = model.generator(out[:, -1]).argmax(dim=-1)  # (batch,)
-        ys = torch.cat([ys, next_word.unsqueeze(1)], dim=1)  # (batch, tgt_len + 1)
-        if end_symbol is not None:
-            done |= next_word == end_symbol
-            if done.all():
-                break
-    return ys
+
+    def step(ys, position):  # only the newest token goes through the decoder
+        return decode_step(model, memory_kv, src_mask, ys[:, -1:], position, caches)
+
+    return greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol, step=step)
 
 
 # ----------------------------------------------------------- 5. grouped-query attention

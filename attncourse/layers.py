@@ -296,16 +296,24 @@ def make_model(src_vocab, tgt_vocab, n=2, d_model=64, d_ff=128, h=4, dropout=0.1
 
 
 @torch.no_grad()
-def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None):
+def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None, step=None):
     """Translate a batch greedily: start from ``start_symbol`` and append the best-scoring
     word until ``max_len`` tokens or every sentence has produced ``end_symbol``.
-    Returns ``(batch, <= max_len)`` ids, beginning with ``start_symbol``."""
-    memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
+    Returns ``(batch, <= max_len)`` ids, beginning with ``start_symbol``.
+
+    ``step(ys, position)`` returns the decoder's output for the newest token; by default the
+    whole prefix is decoded again each step (notebook 07 swaps in a KV cache)."""
+    if step is None:
+        memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
+
+        def step(ys, position):
+            tgt_mask = causal_mask(ys.size(1), src.device)  # (tgt_len, tgt_len)
+            return model.decode(memory, src_mask, ys, tgt_mask)  # (batch, tgt_len, d_model)
+
     ys = torch.full((src.size(0), 1), start_symbol, dtype=torch.long, device=src.device)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)
-    for _ in range(max_len - 1):
-        tgt_mask = causal_mask(ys.size(1), src.device)  # (tgt_len, tgt_len)
-        out = model.decode(memory, src_mask, ys, tgt_mask)  # (batch, tgt_len, d_model)
+    for position in range(max_len - 1):
+        out = step(ys, position)  # (batch, tgt_len or 1, d_model)
         next_word = model.generator(out[:, -1]).argmax(dim=-1)  # (batch,)
         ys = torch.cat([ys, next_word.unsqueeze(1)], dim=1)  # (batch, tgt_len + 1)
         if end_symbol is not None:
