@@ -16,6 +16,8 @@ import copy
 import difflib
 import html
 import inspect
+import re
+import textwrap
 import warnings
 from dataclasses import dataclass, field
 from typing import Callable, Optional
@@ -38,11 +40,15 @@ class Case:
 
 @dataclass(frozen=True)
 class Mistake:
-    """A wrong way to write the exercise (``impl``) and what to tell whoever wrote it."""
+    """A wrong way to write the exercise and what to tell whoever wrote it. It is recognised
+    by its outputs — ``impl`` is the wrong code, and the learner's agrees with it on every
+    case — or, for a slip that crashes, by ``raises``: a regular expression that the error
+    the learner's code raised matches."""
 
     name: str
     message: str
-    impl: Callable
+    impl: Optional[Callable] = None
+    raises: Optional[str] = None
 
 
 @dataclass
@@ -62,6 +68,9 @@ class Exercise:
     learner_name: Optional[str] = None  # the learner's function name, if not the reference's
     #: optional behaviour test run after the cases pass: fn -> None, or a message on failure
     behaviour: Optional[Callable] = None
+    #: what ``solution(id)`` shows: the learner's function written self-contained, so that it
+    #: runs when pasted into the notebook (see :mod:`attncourse.exercises.solutions`)
+    solution: Optional[Callable] = None
 
     @property
     def function_name(self):
@@ -83,6 +92,7 @@ class Outcome:
     value: object = None
     error: Optional[str] = None
     not_implemented: bool = False
+    changed: tuple = ()  # names of the input tensors the call changed in place
 
     @property
     def error_type(self):
@@ -96,12 +106,39 @@ def _call(fn, case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with torch.no_grad():
-                return Outcome(value=fn(*args, **kwargs))
+                value = fn(*args, **kwargs)
     except NotImplementedError:
         return Outcome(error="raised NotImplementedError", not_implemented=True)
     except Exception as exc:  # a learner's bug must become a message, never a traceback
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return Outcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
+    return Outcome(value=value, changed=_changed_inputs(fn, case, args, kwargs))
+
+
+def _parameter_names(fn, n):
+    """The names of ``fn``'s first ``n`` positional parameters, for messages."""
+    try:
+        names = [p.name for p in inspect.signature(fn).parameters.values()
+                 if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+    except (TypeError, ValueError):  # a builtin without a signature
+        names = []
+    return names[:n] + [f"argument {i + 1}" for i in range(len(names), n)]
+
+
+def _same_tensor(before, after):
+    return (torch.is_tensor(after) and before.shape == after.shape and
+            before.dtype == after.dtype and
+            (torch.equal(before, after) or before.is_floating_point() and
+             torch.allclose(before, after, rtol=0, atol=0, equal_nan=True)))
+
+
+def _changed_inputs(fn, case, args, kwargs):
+    """The names of the tensor arguments whose values the call changed: ``args`` and
+    ``kwargs`` are what ``fn`` received, the case still holds the untouched originals."""
+    pairs = [*zip(_parameter_names(fn, len(args)), case.args, args),
+             *((name, case.kwargs[name], kwargs[name]) for name in kwargs)]
+    return tuple(name for name, before, after in pairs
+                 if torch.is_tensor(before) and not _same_tensor(before, after))
 
 
 def run_cases(fn, cases):
@@ -191,12 +228,77 @@ def _agrees(outcomes_a, outcomes_b, exercise):
     return shared_value
 
 
+#: a mistake of every exercise: an in-place operation on an input tensor
+CHANGED_INPUT = Mistake(
+    "changed_input_in_place", "an in-place operation (`-=`, `+=`, `t[...] = …`, or a method "
+    "ending in `_` such as `masked_fill_`) wrote into a tensor the caller passed in, and the "
+    "caller may still need it. Compute into a new tensor instead: `x = x - m` rather than "
+    "`x -= m`, `masked_fill` rather than `masked_fill_`, or work on a `.clone()`.")
+
+
+def _changed_text(outcome):
+    """The sentence for an outcome whose call changed its inputs, else ``None``."""
+    if not outcome.changed:
+        return None
+    names = ", ".join(f"`{name}`" for name in outcome.changed)
+    return (f"the values are right, but your function changed its input {names} in place "
+            f"(it differs after the call)")
+
+
 def recognise(exercise, cases, outcomes):
-    """The first known mistake whose outputs match the learner's on every case, or ``None``."""
+    """The known mistake that explains the learner's outcomes, or ``None``: the first whose
+    outputs match the learner's on every case; else a change of the inputs in place; else the
+    first whose ``raises`` pattern matches an error the learner's code raised."""
     for mistake in exercise.mistakes:
-        if _agrees(run_cases(mistake.impl, cases), outcomes, exercise):
+        if mistake.impl and _agrees(run_cases(mistake.impl, cases), outcomes, exercise):
+            return mistake
+    if any(o.changed for o in outcomes):
+        return CHANGED_INPUT
+    errors = [o.error for o in outcomes if o.error and not o.not_implemented]
+    for mistake in exercise.mistakes:
+        if mistake.raises and any(re.search(mistake.raises, e) for e in errors):
             return mistake
     return None
+
+
+#: what common errors mean, for a crash that no mistake of the exercise explains;
+#: ``{signature}`` is the exercise's signature, ``{0}`` the pattern's first group
+_ERROR_MEANINGS = (
+    (r"NameError: name '(\w+)'", "`{0}` is not defined where your function runs: import "
+     "it or define it in the notebook (run that cell first), or spell it as defined."),
+    (r"view size is not compatible", "`.view` cannot regroup a tensor whose numbers are no "
+     "longer in order in memory (after `.transpose` or `.permute`): use `.reshape(...)` or "
+     "`.contiguous().view(...)`."),
+    (r"must match the size of tensor|cannot be multiplied|size mismatch|Sizes of tensors "
+     r"must match|stack expects each tensor|broadcast|expanded size|is invalid for input of "
+     r"size|Expected size|shape mismatch|must have the same shape|doesn't match the broadcast",
+     "two tensors whose shapes do not fit were combined. Print the shape (`print(t.shape)`) "
+     "of each tensor you multiply, add, mask or concatenate, and compare them with "
+     "`{signature}`."),
+    (r"Dimension out of range|out of bounds|out of range|too many indices",
+     "an axis or position was used that the tensor does not have: count its axes "
+     "(`t.shape`); negative axes such as -1 count from the end."),
+    (r"NotImplementedError", "part of your function still raises NotImplementedError: "
+     "replace the stub line with your code."),
+    (r"NoneType", "something is `None`: a helper without `return`, or an optional argument "
+     "such as `mask=None` used without an `if mask is not None:` check."),
+    (r"TypeError: .*(positional argument|keyword argument|required)", "a function was called "
+     "with arguments it does not take: compare each call with that function's parameters, "
+     "and your function's with `{signature}`."),
+    (r"dtype|scalar type|[Bb]oolean|must be bool", "tensors of different kinds (bool, "
+     "integer, float) met in one operation: convert with `.float()` or `.bool()`, or create "
+     "the tensor with the dtype it needs."),
+)
+
+
+def error_meaning(exercise, error):
+    """What an error the learner's code raised most likely means, in words."""
+    for pattern, meaning in _ERROR_MEANINGS:
+        found = re.search(pattern, error)
+        if found:
+            return meaning.format(*found.groups(), signature=exercise.signature)
+    return ("the line above is the error Python raised on this case's inputs; call your "
+            "function on them in a cell of its own to see which line fails.")
 
 
 @dataclass
@@ -237,7 +339,7 @@ def judge(exercise, cases, outcomes):
         return CheckResult(exercise.id, False,
                            f"not implemented yet — write the body of `{exercise.signature}` "
                            f"in the cell above, run it, then run this check again.")
-    gaps = [outcome_difference(_reference_value(exercise, c), o, exercise)
+    gaps = [outcome_difference(_reference_value(exercise, c), o, exercise) or _changed_text(o)
             for c, o in zip(cases, outcomes)]
     failing = [i for i, gap in enumerate(gaps) if gap]
     if not failing:
@@ -253,6 +355,9 @@ def judge(exercise, cases, outcomes):
     if mistake:
         message += f"\nLikely mistake — {mistake.message}"
     else:
+        error = outcomes[first].error
+        if error:
+            message += f"\nWhat the error means — {error_meaning(exercise, error)}"
         message += f"\nTry `hint('{exercise.id}')` for a nudge."
     return CheckResult(exercise.id, False, message, mistake=mistake and mistake.name,
                        case=cases[first].label)
@@ -358,16 +463,19 @@ def hint(exercise_id):
 
 
 def solution(exercise_id):
-    """Show the source of the reference implementation (the package's own code)."""
+    """Show a solution: the learner's function, self-contained, to paste over the exercise
+    cell and run (the package's own version, with its argument checks, is named on top)."""
     exercise = get(exercise_id)
     if exercise is None:
         return Text(_unknown(exercise_id))
-    source = inspect.getsource(exercise.reference)
+    source = textwrap.dedent(inspect.getsource(exercise.solution or exercise.reference))
     where = f"{exercise.reference.__module__}.{exercise.reference.__qualname__}"
     from attncourse import progress_file
 
     progress_file.record_solution_viewed(exercise.id)
-    return Text(f"# {where}\n{source}", f"Reference: `{where}`\n\n```python\n{source}```")
+    return Text(f"# A solution to '{exercise.id}' (the package's version: {where})\n{source}",
+                f"A solution to `{exercise.id}` (the package's version: `{where}`):\n\n"
+                f"```python\n{source}```")
 
 
 def seeded_randn(*shape, seed=0):

@@ -3,6 +3,7 @@
 import torch
 
 from attncourse.attention import softmax
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 
 
@@ -37,6 +38,7 @@ register(Exercise(
     notebook="00_welcome",
     signature="softmax(x) -> tensor of the same shape, each last-axis slice summing to 1",
     reference=softmax,
+    solution=solutions.softmax,
     make_cases=_cases,
     hints=[
         "softmax(x)_i = exp(x_i) / sum_j exp(x_j), taken along the last axis (dim=-1).",

@@ -2,6 +2,7 @@
 
 
 from attncourse.attention import dot_scores, project_qkv
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 
 
@@ -38,6 +39,7 @@ register(Exercise(
     notebook="01_queries_keys_values",
     signature="project_qkv(x, W_Q, W_K, W_V) -> (Q, K, V)",
     reference=project_qkv,
+    solution=solutions.project_qkv,
     make_cases=_projection_cases,
     output_names=("Q", "K", "V"),
     hints=[
@@ -72,6 +74,7 @@ register(Exercise(
     notebook="01_queries_keys_values",
     signature="dot_scores(query, key) -> (..., q_len, k_len)",
     reference=dot_scores,
+    solution=solutions.dot_scores,
     make_cases=_score_cases,
     hints=[
         "Entry (i, j) is the dot product of query i with key j.",

@@ -5,6 +5,7 @@ import math
 import torch
 
 from attncourse.attention import attention, scaled_scores
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.masks import causal_mask
 
@@ -105,6 +106,7 @@ register(Exercise(
     notebook="02_scaled_dot_product",
     signature="scaled_scores(query, key) -> (..., q_len, k_len)",
     reference=scaled_scores,
+    solution=solutions.scaled_scores,
     make_cases=_scaled_score_cases,
     hints=[
         "Start from the raw scores of notebook 01: query @ key.transpose(-2, -1).",
@@ -132,6 +134,7 @@ register(Exercise(
     notebook="02_scaled_dot_product",
     signature="attention(query, key, value, mask=None) -> (output, weights)",
     reference=attention,
+    solution=solutions.attention,
     make_cases=_cases,
     output_names=("output", "weights"),
     hints=[

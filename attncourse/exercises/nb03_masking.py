@@ -2,6 +2,7 @@
 
 import torch
 
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register
 from attncourse.masks import causal_mask, padding_mask
 
@@ -16,6 +17,7 @@ register(Exercise(
     notebook="03_masking",
     signature="causal_mask(size) -> (size, size) bool, True where a position may attend",
     reference=causal_mask,
+    solution=solutions.causal_mask,
     make_cases=_causal_cases,
     hints=[
         "Row i is the query at position i; it may attend to keys 0, 1, …, i — itself included.",
@@ -53,6 +55,7 @@ register(Exercise(
     notebook="03_masking",
     signature="padding_mask(tokens, pad_id) -> (batch, 1, seq) bool, True for real tokens",
     reference=padding_mask,
+    solution=solutions.padding_mask,
     make_cases=_padding_cases,
     hints=[
         "A key may be attended to when it is a real token: tokens != pad_id.",

@@ -5,6 +5,7 @@ import math
 import torch
 
 from attncourse.attention import attention
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.masks import causal_mask
 from attncourse.multihead import merge_heads, multi_head_forward, split_heads
@@ -42,6 +43,7 @@ register(Exercise(
     notebook="04_multi_head",
     signature="split_heads(x, num_heads): (batch, seq, d_model) -> (batch, heads, seq, d_k)",
     reference=split_heads,
+    solution=solutions.split_heads,
     make_cases=_split_cases,
     hints=[
         "d_k = d_model // num_heads. Head i owns the features i*d_k … (i+1)*d_k - 1 of every "
@@ -101,6 +103,7 @@ register(Exercise(
     notebook="04_multi_head",
     signature="merge_heads(x): (batch, heads, seq, d_k) -> (batch, seq, heads * d_k)",
     reference=merge_heads,
+    solution=solutions.merge_heads,
     make_cases=_merge_cases,
     hints=[
         "merge_heads undoes split_heads: do the inverse steps in the inverse order.",
@@ -195,6 +198,7 @@ register(Exercise(
     signature="multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None) -> "
               "(batch, seq, d_model)",
     reference=multi_head_forward,
+    solution=solutions.multi_head_forward,
     make_cases=_forward_cases,
     hints=[
         "Five steps: project (x @ W_Q, x @ W_K, x @ W_V), split each into heads, attention in "

@@ -5,6 +5,7 @@ from functools import partial
 
 import torch
 
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.layers import DecoderLayer, FeedForward, position_influence
 from attncourse.masks import causal_mask, padding_mask, target_mask
@@ -110,6 +111,7 @@ register(Exercise(
     signature="decoder_layer_forward(layer, x, memory, src_mask, tgt_mask) "
               "-> (batch, tgt_len, d_model)",
     reference=DecoderLayer.forward,
+    solution=solutions.decoder_layer_forward,
     learner_name="decoder_layer_forward",
     make_cases=_decoder_cases,
     behaviour=_peeks_at_the_future,
@@ -186,6 +188,7 @@ register(Exercise(
     signature="target_mask(tokens, pad_id) -> (batch, seq, seq) bool, True where a target "
               "position may attend",
     reference=target_mask,
+    solution=solutions.target_mask,
     make_cases=_target_cases,
     hints=[
         "Two rules at once: a key must be a real token (padding_mask) AND must not lie in the "
@@ -263,6 +266,7 @@ register(Exercise(
     signature="position_influence(f, x, nudge=1.0) -> (seq, seq): [i, j] = largest |change| "
               "of output i when input j is nudged",
     reference=position_influence,
+    solution=solutions.position_influence,
     make_cases=_influence_cases,
     hints=[
         "Compute base = f(x) once. Then for each input position j: copy x, add nudge to "

@@ -4,6 +4,7 @@ putting the class token and the position embeddings in place."""
 import torch
 import torch.nn.functional as F
 
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.vit import add_class_token_and_positions, embed_patches, patchify
 
@@ -52,6 +53,7 @@ register(Exercise(
     signature="patchify(images, patch_size) -> (batch, num_patches, C*patch*patch), "
               "patches row by row",
     reference=patchify,
+    solution=solutions.patchify,
     make_cases=_patchify_cases,
     hints=[
         "Split each side into (patches along it, p): images.reshape(batch, C, H // p, p, "
@@ -120,6 +122,7 @@ register(Exercise(
     signature="embed_patches(images, weight, bias, patch_size) -> (batch, num_patches, "
               "d_model), equal to patchify(images, patch_size) @ weight.T + bias",
     reference=embed_patches,
+    solution=solutions.embed_patches,
     make_cases=_embed_cases,
     hints=[
         "A convolution with a p×p kernel and stride p visits every patch exactly once and "
@@ -178,6 +181,7 @@ register(Exercise(
     signature="add_class_token_and_positions(tokens, cls_token, positions) -> "
               "(batch, num_patches + 1, d_model)",
     reference=add_class_token_and_positions,
+    solution=solutions.add_class_token_and_positions,
     make_cases=_cls_cases,
     hints=[
         "First the class token goes in front of each image's tokens, then positions are added "

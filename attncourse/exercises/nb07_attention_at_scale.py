@@ -5,6 +5,7 @@ import math
 import torch
 
 from attncourse.efficient import append_kv, online_softmax_update
+from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 
 # ------------------------------------------------------------------ online softmax update
@@ -86,6 +87,7 @@ register(Exercise(
     signature="online_softmax_update(running_max, running_sum, output, scores, values) "
               "-> (running_max, running_sum, output)",
     reference=online_softmax_update,
+    solution=solutions.online_softmax_update,
     make_cases=_online_cases,
     output_names=("running_max", "running_sum", "output"),
     hints=[
@@ -173,6 +175,7 @@ register(Exercise(
     signature="append_kv(past_key, past_value, key, value) -> (key, value), "
               "all (batch, heads, seq, d)",
     reference=append_kv,
+    solution=solutions.append_kv,
     make_cases=_append_cases,
     output_names=("key", "value"),
     hints=[

@@ -80,7 +80,8 @@ def evaluate(namespace, function_name, exercise_id, cases_path, out_path, mode="
             behaviour = f"the behaviour test failed: {type(exc).__name__}: {exc}"
         result = {"status": "ok", "behaviour": behaviour if isinstance(behaviour, str) else None,
                   "outcomes": [{"value": to_plain(o.value), "error": o.error,
-                                "not_implemented": o.not_implemented} for o in outcomes]}
+                                "not_implemented": o.not_implemented,
+                                "changed": list(o.changed)} for o in outcomes]}
     torch.save(result, out_path)
 
 
@@ -126,6 +127,13 @@ def _error(text):
     return text if re.match(r"raised [A-Za-z_]\w*(:|$)", text) else f"raised Exception: {text}"
 
 
+def _names(value):
+    """The names of the inputs a call changed in place, as the kernel reported them."""
+    if not isinstance(value, list):
+        return ()
+    return tuple(re.sub(r"[^\w ]", "", str(name))[:40] for name in value[:8])
+
+
 def load_outcomes(path, n_cases):
     """Read the kernel's results: ``(outcomes, behaviour message)``, or ``(None, None)`` when
     the exercise's function was not defined. Raises :class:`TransportError`."""
@@ -152,5 +160,6 @@ def load_outcomes(path, n_cases):
     behaviour = data.get("behaviour")
     return ([Outcome(value=_from_plain(o.get("value")),
                      error=_error(o["error"]) if o.get("error") is not None else None,
-                     not_implemented=o.get("not_implemented") is True) for o in outcomes],
+                     not_implemented=o.get("not_implemented") is True,
+                     changed=_names(o.get("changed"))) for o in outcomes],
             behaviour[:300] if isinstance(behaviour, str) else None)

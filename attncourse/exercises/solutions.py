@@ -1,0 +1,188 @@
+"""The answers at the back of the book: one solution per exercise, as ``solution(id)`` shows it.
+
+Each function has the learner's name, signature and docstring, and uses nothing but the names
+its notebook's first cell imports (``torch``, and ``math`` or ``F`` where that cell has them),
+so it runs when pasted over the exercise cell. It is the package's reference without the
+argument checks and with its helpers written out; a test proves the two agree.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+# ------------------------------------------------------------------ 00 welcome
+
+
+def softmax(x):
+    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x."""
+    shifted = x - x.amax(dim=-1, keepdim=True)  # each row's largest score becomes 0
+    exps = shifted.exp()
+    return exps / exps.sum(dim=-1, keepdim=True)
+
+
+# ------------------------------------------------------- 01 queries, keys, values
+
+
+def project_qkv(x, W_Q, W_K, W_V):
+    """Return (Q, K, V): x multiplied by each of the three weight matrices."""
+    Q = x @ W_Q  # (..., seq, d_k)
+    K = x @ W_K  # (..., seq, d_k)
+    V = x @ W_V  # (..., seq, d_v)
+    return Q, K, V
+
+
+def dot_scores(query, key):
+    """Return the matrix of dot products of every query with every key."""
+    return query @ key.transpose(-2, -1)  # (..., q_len, d_k) @ (..., d_k, k_len)
+
+
+# ---------------------------------------------------- 02 scaled dot-product attention
+
+
+def scaled_scores(query, key):
+    """Return query @ keyᵀ divided by the square root of d_k (the last size of query)."""
+    d_k = query.size(-1)
+    return query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+
+
+def attention(query, key, value, mask=None):
+    """Return (output, weights) of scaled dot-product attention; mask True/1 = may attend."""
+    d_k = query.size(-1)
+    scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+    if mask is not None:  # hide what a query may not see, before the softmax
+        scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+    weights = scores.softmax(dim=-1)  # (..., q_len, k_len), each row sums to 1
+    output = weights @ value  # (..., q_len, d_v)
+    return output, weights
+
+
+# ------------------------------------------------------------------------ 03 masking
+
+
+def padding_mask(tokens, pad_id):
+    """Return a (batch, 1, seq) bool mask, True where the token is not padding."""
+    return (tokens != pad_id).unsqueeze(-2)  # (batch, 1, seq)
+
+
+def causal_mask(size):
+    """Return a (size, size) bool tensor: True on and below the diagonal."""
+    return torch.ones(size, size, dtype=torch.bool).tril()  # (size, size)
+
+
+# -------------------------------------------------------------- 04 multi-head attention
+
+
+def split_heads(x, num_heads):
+    """Return x (batch, seq, d_model) as (batch, heads, seq, d_k), d_k = d_model // num_heads."""
+    x = x.unflatten(-1, (num_heads, x.size(-1) // num_heads))  # (batch, seq, heads, d_k)
+    return x.transpose(-3, -2)  # (batch, heads, seq, d_k)
+
+
+def merge_heads(x):
+    """Return x (batch, heads, seq, d_k) as (batch, seq, heads * d_k): the heads side by side."""
+    x = x.transpose(-3, -2)  # (batch, seq, heads, d_k)
+    return x.flatten(-2)  # (batch, seq, heads * d_k)
+
+
+def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    """Return Concat(head_1..head_h) @ W_O for self-attention on x (batch, seq, d_model)."""
+    d_k = x.size(-1) // num_heads
+    q, k, v = ((x @ W).unflatten(-1, (num_heads, d_k)).transpose(-3, -2)
+               for W in (W_Q, W_K, W_V))  # each (batch, heads, seq, d_k)
+    scores = q @ k.transpose(-2, -1) / d_k ** 0.5  # (batch, heads, seq, seq)
+    if mask is not None:
+        if mask.dim() == 3:  # (batch, 1 | seq, seq): one mask for every head
+            mask = mask.unsqueeze(1)
+        scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+    heads = scores.softmax(dim=-1) @ v  # (batch, heads, seq, d_k)
+    return heads.transpose(-3, -2).flatten(-2) @ W_O  # (batch, seq, d_model)
+
+
+# ---------------------------------------------------------------- 05 the decoder layer
+
+
+def decoder_layer_forward(layer, x, memory, src_mask, tgt_mask):
+    """Masked self-attention (tgt_mask), then cross-attention (queries from x, keys and values
+    from memory, src_mask), then feed-forward; each through its layer.sublayer[i]."""
+    # 1. masked self-attention: each target position looks at itself and earlier ones
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    # 2. cross-attention: queries from the decoder, keys and values from the encoder
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    # 3. position-wise feed-forward
+    return layer.sublayer[2](x, layer.feed_forward)  # (batch, tgt_len, d_model)
+
+
+def target_mask(tokens, pad_id):
+    """(batch, seq, seq) bool: True where the key is a real token AND not in the future."""
+    seq = tokens.size(-1)
+    real_keys = (tokens != pad_id).unsqueeze(-2)  # (batch, 1, seq): the padding mask
+    # (seq, seq): the causal mask
+    not_future = torch.ones(seq, seq, dtype=torch.bool, device=tokens.device).tril()
+    return real_keys & not_future  # (batch, seq, seq)
+
+
+@torch.no_grad()
+def position_influence(f, x, nudge=1.0):
+    """(seq, seq): entry [i, j] = largest |change| of output position i when input position j
+    (its feature 0) is nudged by `nudge`."""
+    base = f(x)  # (batch, seq, d_model)
+    seq = x.size(1)
+    influence = torch.zeros(seq, seq)
+    for j in range(seq):
+        nudged = x.clone()
+        nudged[:, j, 0] += nudge  # change input position j only
+        influence[:, j] = (f(nudged) - base).abs().amax(dim=(0, 2))  # (seq,) per output
+    return influence
+
+
+# -------------------------------------------------------------- 06 Vision Transformer
+
+
+def patchify(images, patch_size):
+    """Return images (batch, C, H, W) as patch tokens (batch, num_patches, C*p*p), row by row."""
+    batch, channels, height, width = images.shape
+    p = patch_size
+    rows, cols = height // p, width // p
+    x = images.reshape(batch, channels, rows, p, cols, p)  # split each side into (grid, p)
+    x = x.permute(0, 2, 4, 1, 3, 5)  # (batch, rows, cols, C, p, p): the grid axes first
+    return x.reshape(batch, rows * cols, channels * p * p)  # (batch, num_patches, C·p·p)
+
+
+def embed_patches(images, weight, bias, patch_size):
+    """Return patchify(images, p) @ weight.T + bias, computed with one F.conv2d of stride p."""
+    d_model = weight.size(0)
+    kernel = weight.reshape(d_model, -1, patch_size, patch_size)  # (d_model, C, p, p)
+    maps = F.conv2d(images, kernel, bias, stride=patch_size)  # (batch, d_model, rows, cols)
+    return maps.flatten(2).transpose(1, 2)  # (batch, num_patches, d_model)
+
+
+def add_class_token_and_positions(tokens, cls_token, positions):
+    """Return (batch, n + 1, d_model): the class token in front of the tokens, plus positions."""
+    cls = cls_token.expand(tokens.size(0), 1, tokens.size(2))  # (batch, 1, d_model)
+    x = torch.cat([cls, tokens], dim=1)  # (batch, n + 1, d_model)
+    return x + positions  # (batch, n + 1, d_model)
+
+
+# --------------------------------------------------------------- 07 attention at scale
+
+
+def online_softmax_update(running_max, running_sum, output, scores, values):
+    """Fold one block of keys into the state; return (running_max, running_sum, output)."""
+    block_max = scores.amax(dim=-1, keepdim=True)  # (..., q_len, 1)
+    new_max = torch.maximum(running_max, block_max)  # (..., q_len, 1)
+    # what was summed so far was relative to the old max: bring it to the new one
+    rescale = torch.exp(running_max - new_max)  # (..., q_len, 1); 1 if the max did not move
+    p = torch.exp(scores - new_max)  # (..., q_len, block): this block's unnormalised weights
+    running_sum = running_sum * rescale + p.sum(dim=-1, keepdim=True)  # (..., q_len, 1)
+    output = output * rescale + p @ values  # (..., q_len, d_v)
+    return new_max, running_sum, output
+
+
+def append_kv(past_key, past_value, key, value):
+    """Return (key, value): the cached positions followed by the new ones."""
+    if past_key is None:  # the first step: the new keys and values are the whole cache
+        return key, value
+    key = torch.cat([past_key, key], dim=-2)  # (batch, heads, seq + new, d_k)
+    value = torch.cat([past_value, value], dim=-2)  # (batch, heads, seq + new, d_v)
+    return key, value

@@ -1,0 +1,90 @@
+"""What ``solution(id)`` shows: pasted into its notebook, it runs and passes; it agrees with the
+package's reference on the cases and on random inputs of the same shapes."""
+
+import ast
+import builtins
+import inspect
+import json
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+
+import attncourse as ac
+from attncourse.exercises import all_exercises
+
+EXERCISES = all_exercises()
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+
+
+def notebook_imports(notebook):
+    """A namespace holding only what the import statements of the notebook's first code
+    cell bind: all that a learner's exercise cell can count on."""
+    (path,) = NOTEBOOKS.glob(f"{notebook}.ipynb")
+    cells = json.loads(path.read_text())["cells"]
+    first = next(c for c in cells if c["cell_type"] == "code")
+    tree = ast.parse("".join(first["source"]))
+    imports = ast.Module([n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))],
+                         type_ignores=[])
+    namespace = {}
+    exec(compile(imports, str(path), "exec"), namespace)
+    return namespace
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+def test_pasted_solution_runs_in_its_notebook_and_passes(exercise):
+    namespace = notebook_imports(exercise.notebook)
+    imported = set(namespace)
+    exec(repr(ac.solution(exercise.id)), namespace)  # the text a learner copies
+    assert set(namespace) - imported == {exercise.function_name}
+    result = ac.check(exercise.id, namespace[exercise.function_name])
+    assert result.passed, result.message
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+def test_solution_uses_only_its_notebooks_imports(exercise):
+    assert exercise.solution.__name__ == exercise.function_name
+    available = set(notebook_imports(exercise.notebook)) | set(dir(builtins))
+    tree = ast.parse(textwrap.dedent(inspect.getsource(exercise.solution)))
+    local = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)} | {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - local
+    assert used <= available, used - available
+
+
+def _randomised(value, generator):
+    """``value`` with each tensor replaced by random numbers of its shape and kind."""
+    if not torch.is_tensor(value):
+        return value
+    if value.dtype == torch.bool:
+        return torch.rand(value.shape, generator=generator) < 0.7
+    if not value.is_floating_point():
+        return torch.randint(0, int(value.max()) + 2, value.shape, generator=generator)
+    return torch.randn(value.shape, generator=generator) * 3
+
+
+@pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
+def test_solution_agrees_with_the_reference(exercise):
+    generator = torch.Generator().manual_seed(0)
+    calls = [(c.args, c.kwargs) for c in exercise.cases()]
+    for args, kwargs in list(calls):
+        for _ in range(3):
+            calls.append(([_randomised(a, generator) for a in args],
+                          {k: _randomised(v, generator) for k, v in kwargs.items()}))
+    for args, kwargs in calls:
+        with torch.no_grad():
+            expected = exercise.reference(*args, **kwargs)
+            got = exercise.solution(*args, **kwargs)
+        pairs = zip(expected, got) if isinstance(expected, tuple) else [(expected, got)]
+        for e, g in pairs:
+            assert e.dtype == g.dtype and e.shape == g.shape
+            assert torch.allclose(e.float(), g.float(), atol=1e-5, rtol=1e-4, equal_nan=True)
+
+
+def test_solution_shows_the_learners_function_and_names_the_package_version():
+    text = repr(ac.solution("scaled_dot_product"))
+    assert "def attention(query, key, value, mask=None):" in text
+    assert "attncourse.attention.attention" in text.splitlines()[0]
+    assert "```python" in ac.solution("causal_mask")._repr_markdown_()
+    assert "def decoder_layer_forward(layer, x, memory" in repr(ac.solution("decoder_layer_forward"))
