@@ -14,8 +14,11 @@ compares the recorded outcomes with the reference (anywhere, e.g. in the grader'
 
 import copy
 import difflib
+import functools
 import html
+import importlib
 import inspect
+import os
 import re
 import textwrap
 import warnings
@@ -51,6 +54,17 @@ class Mistake:
     raises: Optional[str] = None
 
 
+@dataclass(frozen=True)
+class Behaviour:
+    """A property the function must have beyond matching the reference on the cases: its own
+    cases, run like the others (in the learner's kernel, when grading), and ``judge``, which
+    reads the outcomes alone and returns ``None`` or a sentence saying what is wrong — so the
+    verdict never rests on code that ran beside the learner's."""
+
+    make_cases: Callable[[], list]
+    judge: Callable[[list], Optional[str]]
+
+
 @dataclass
 class Exercise:
     """Everything one exercise needs; registered once, looked up by ``id``."""
@@ -66,8 +80,8 @@ class Exercise:
     output_names: tuple = ()  # names of the items of a tuple output, for messages
     atol: float = 1e-5
     learner_name: Optional[str] = None  # the learner's function name, if not the reference's
-    #: optional behaviour test run after the cases pass: fn -> None, or a message on failure
-    behaviour: Optional[Callable] = None
+    #: optional behaviour test, judged after the cases pass
+    behaviour: Optional[Behaviour] = None
     #: what ``solution(id)`` shows: the learner's function written self-contained, so that it
     #: runs when pasted into the notebook (see :mod:`attncourse.exercises.solutions`)
     solution: Optional[Callable] = None
@@ -379,16 +393,18 @@ def register(exercise):
     return exercise
 
 
+#: The modules that register the course's exercises, one per notebook. The catalogue is this
+#: list, imported once: a file that appears in the folder later is never imported.
+CATALOGS = ("nb00_welcome", "nb01_queries_keys_values", "nb02_scaled", "nb03_masking",
+            "nb04_multi_head", "nb05_decoder_layer", "nb06_vision_transformer",
+            "nb07_attention_at_scale")
+
+
+@functools.cache
 def _load_catalogs():
-    """Import every ``attncourse/exercises/nb*.py`` module; each registers its exercises."""
-    import importlib
-    import pkgutil
-
-    import attncourse.exercises as package
-
-    for info in pkgutil.iter_modules(package.__path__):
-        if info.name.startswith("nb"):
-            importlib.import_module(f"{package.__name__}.{info.name}")
+    """Import the modules of :data:`CATALOGS`; each registers its exercises."""
+    for name in CATALOGS:
+        importlib.import_module(f"attncourse.exercises.{name}")
 
 
 def all_exercises():
@@ -427,7 +443,8 @@ def check(exercise_id, fn):
     cases = exercise.cases()
     result = judge(exercise, cases, run_cases(fn, cases))
     if result.passed and exercise.behaviour is not None:
-        problem = exercise.behaviour(fn)
+        behaviour = exercise.behaviour
+        problem = behaviour.judge(run_cases(fn, behaviour.make_cases()))
         if problem:
             result = CheckResult(exercise.id, False, problem, case="behaviour")
     from attncourse import progress_file
@@ -462,9 +479,15 @@ def hint(exercise_id):
     return Text(f"Hint {shown + 1} of {len(exercise.hints)}: {exercise.hints[shown]}")
 
 
+#: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
+ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"
+
+
 def solution(exercise_id):
     """Show a solution: the learner's function, self-contained, to paste over the exercise
     cell and run (the package's own version, with its argument checks, is named on top)."""
+    if os.environ.get(ASSIGNMENT_MODE):
+        return Text("Solutions are switched off in this assignment; `hint(...)` still helps.")
     exercise = get(exercise_id)
     if exercise is None:
         return Text(_unknown(exercise_id))

@@ -6,7 +6,14 @@ from functools import partial
 import torch
 
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.engine import (
+    Behaviour,
+    Case,
+    Exercise,
+    Mistake,
+    register,
+    seeded_randn,
+)
 from attncourse.layers import DecoderLayer, FeedForward, position_influence
 from attncourse.masks import causal_mask, padding_mask, target_mask
 from attncourse.multihead import MultiHeadAttention
@@ -45,18 +52,33 @@ def _decoder_cases():
     ]
 
 
-def _peeks_at_the_future(decoder_layer_forward):
-    """Behaviour: nudging a later target token must leave every earlier output unchanged."""
+def _causality_cases():
+    """The nudge test as cases: 6 target tokens as they are, then with each token nudged in
+    turn (first feature + 1, as :func:`position_influence` does)."""
     layer = small_decoder_layer(seed=7)
     x, memory = seeded_randn(1, 6, 8, seed=8), seeded_randn(1, 4, 8, seed=9)
     src_mask, tgt_mask = torch.ones(1, 1, 4, dtype=torch.bool), causal_mask(6)
-    try:
-        influence = position_influence(
-            lambda x: decoder_layer_forward(layer, x, memory, src_mask, tgt_mask), x)
-    except Exception as exc:  # a learner's bug becomes a message
-        return f"the causality test (6 target tokens) raised {type(exc).__name__}: {exc}"
-    leak = influence.triu(1).max().item()  # later input j > output i
-    if leak > 1e-6:
+    cases = [Case("6 target tokens", (layer, x, memory, src_mask, tgt_mask))]
+    for j in range(6):
+        nudged = x.clone()
+        nudged[:, j, 0] += 1.0
+        cases.append(Case(f"target token {j} nudged", (layer, nudged, memory, src_mask,
+                                                       tgt_mask)))
+    return cases
+
+
+def _peeks_at_the_future(outcomes):
+    """Nudging target token j must leave every output before j unchanged; judged from the
+    returned values alone."""
+    error = next((o.error for o in outcomes if o.error), None)
+    if error:
+        return f"the causality test (6 target tokens) {error}"
+    base, *nudged = [o.value for o in outcomes]
+    if not all(torch.is_tensor(v) and v.shape == (1, 6, 8) for v in [base, *nudged]):
+        return "the causality test (6 target tokens) needs a (1, 6, 8) tensor from every call"
+    leak = max(((v - base)[:, :j].abs().max().item() for j, v in enumerate(nudged) if j),
+               default=0.0)  # outputs before the nudged token j
+    if not leak <= 1e-6:
         return (f"nudging a later target token changed earlier outputs (by up to {leak:.3g}): "
                 f"the layer peeks at the future. Self-attention needs tgt_mask.")
     return None
@@ -114,7 +136,7 @@ register(Exercise(
     solution=solutions.decoder_layer_forward,
     learner_name="decoder_layer_forward",
     make_cases=_decoder_cases,
-    behaviour=_peeks_at_the_future,
+    behaviour=Behaviour(_causality_cases, _peeks_at_the_future),
     hints=[
         "Three steps, each wrapped as layer.sublayer[i](x, fn): the sublayer applies the norm, "
         "calls fn, adds the residual. fn receives the normalised x.",
