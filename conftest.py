@@ -1,9 +1,15 @@
-"""Test-session setup shared by the unit tests and the notebooks run by nbval."""
+"""Test-session setup shared by the unit tests and the notebooks run by nbval.
+
+A test run leaves the learner's machine alone: the course's progress file and IPython's
+history and profile live in a throw-away folder for the whole session. nbval's kernels, the
+grader's and the browser test's JupyterLab inherit this environment.
+"""
 
 import os
 import tempfile
+from pathlib import Path
 
-# Progress written while tests and notebooks run goes to a throw-away folder, never to the
-# user's real progress file. nbval's kernels inherit this environment.
-os.environ["ATTNCOURSE_HOME"] = tempfile.mkdtemp(prefix="attncourse-test-")
+_scratch = Path(tempfile.mkdtemp(prefix="attncourse-test-"))
+os.environ["ATTNCOURSE_HOME"] = str(_scratch / "attncourse")
+os.environ["IPYTHONDIR"] = str(_scratch / "ipython")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")

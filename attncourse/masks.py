@@ -1,6 +1,6 @@
 """Masks: which keys each query is allowed to look at.
 
-Convention (as in the book and in ``F.scaled_dot_product_attention``): **True / 1 means
+Convention (as in the Annotated Transformer and in ``F.scaled_dot_product_attention``): **True / 1 means
 "may attend"**. ``torch.nn.MultiheadAttention`` uses the opposite for boolean masks;
 :func:`to_nn_mha_mask` converts.
 """

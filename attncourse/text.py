@@ -92,7 +92,7 @@ def river_embeddings(sentence=RIVER_SENTENCE):
 # A *query* dimension says what a word looks for; the *key* dimension with the same index
 # says what a word offers. Their product is large when a need meets an offer.
 QK_DIMS = ("water?", "money?", "thing?", "reason?")
-V_DIMS = ("water", "money", "edge", "thing")
+V_DIMS = ("water", "money", "edge", "noun")
 
 
 def hand_made_projections():

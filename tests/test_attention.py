@@ -41,7 +41,7 @@ def test_attention_with_masks_equals_sdpa(mask_kind):
     assert torch.all(w[~mask.expand_as(w)] == 0)
 
 
-def test_mask_accepts_ints_like_the_book():
+def test_mask_accepts_ints_like_the_annotated_transformer():
     q = rand(4, 8, seed=8)
     out_bool, _ = ac.attention(q, q, q, mask=ac.causal_mask(4))
     out_int, _ = ac.attention(q, q, q, mask=ac.causal_mask(4).int())

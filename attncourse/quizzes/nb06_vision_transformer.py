@@ -51,7 +51,7 @@ QUESTIONS = [
     Question(
         id="q06-head-size",
         notebook=NB,
-        prompt="In the book's image transformer, 4 heads share a 48-dimensional embedding. How "
+        prompt="In the course's ViT, 4 heads share a 48-dimensional embedding. How "
                "many numbers does each head's query have?",
         kind="numeric",
         tol=0.5,
