@@ -35,6 +35,22 @@ def softmax_dim0(x):
     return e / e.sum(dim=0, keepdim=True)
 
 
+def softmax_min_shift(x):
+    e = torch.exp(x - x.min(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_global_max(x):
+    e = torch.exp(x - x.max())
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_in_place(x):
+    x -= x.max(dim=-1, keepdim=True).values
+    e = x.exp()
+    return e / e.sum(dim=-1, keepdim=True)
+
+
 def softmax_returns_numpy(x):
     return np.exp(x.numpy()) / np.exp(x.numpy()).sum(-1, keepdims=True)
 
@@ -50,6 +66,9 @@ def softmax_crashes(x):
 SOFTMAX_WRONG = {
     softmax_overflows: "no_max_shift",
     softmax_dim0: "wrong_dim",
+    softmax_min_shift: "min_shift",
+    softmax_global_max: "global_max_shift",
+    softmax_in_place: "changed_input_in_place",
 }
 
 # ----------------------------------------------------- scaled dot-product (notebook 02)
@@ -216,10 +235,15 @@ def padding_rows(tokens, pad_id):
     return (tokens != pad_id)[:, :, None]
 
 
+def padding_above_pad_id(tokens, pad_id):
+    return (tokens > pad_id).unsqueeze(1)
+
+
 PADDING_WRONG = {
     padding_is_pad: "inverted",
     padding_2d: "no_query_axis",
     padding_rows: "masks_queries",
+    padding_above_pad_id: "greater_than_pad",
 }
 
 CORRECT = {

@@ -45,8 +45,8 @@ class Case:
 class Mistake:
     """A wrong way to write the exercise and what to tell whoever wrote it. It is recognised
     by its outputs — ``impl`` is the wrong code, and the learner's agrees with it on every
-    case — or, for a slip that crashes, by ``raises``: a regular expression that the error
-    the learner's code raised matches."""
+    case — or, for a slip that crashes, by ``raises``: a regular expression that an error the
+    learner's code raised matches (with ``impl``, as well as agreeing)."""
 
     name: str
     message: str
@@ -121,9 +121,9 @@ def _call(fn, case):
             warnings.simplefilter("ignore")
             with torch.no_grad():
                 value = fn(*args, **kwargs)
-    except NotImplementedError:
-        return Outcome(error="raised NotImplementedError", not_implemented=True)
     except Exception as exc:  # a learner's bug must become a message, never a traceback
+        if type(exc) is NotImplementedError and not str(exc):  # the exercise cell's stub line
+            return Outcome(error="raised NotImplementedError", not_implemented=True)
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return Outcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
     return Outcome(value=value, changed=_changed_inputs(fn, case, args, kwargs))
@@ -229,7 +229,8 @@ def outcome_difference(expected, outcome, exercise):
 
 def _agrees(outcomes_a, outcomes_b, exercise):
     """True when two implementations behave alike on every case: the same values, or the
-    same kind of exception — and they agree on the value of at least one case."""
+    same kind of exception — and they agree on the value of at least one case. Stops at the
+    first difference, so ``outcomes_a`` may be a generator that calls a probe lazily."""
     shared_value = False
     for a, b in zip(outcomes_a, outcomes_b):
         if a.error or b.error:
@@ -259,18 +260,48 @@ def _changed_text(outcome):
             f"(it differs after the call)")
 
 
+#: slips of any exercise, each recognised by the error it raises
+COMMON_MISTAKES = (
+    Mistake("max_returns_a_pair", "`torch.max(t, dim=...)` (and `t.max(dim=...)`) returns a "
+            "pair, (values, indices). Take `.values`, or use `t.amax(dim=..., keepdim=True)`, "
+            "which returns the maxima alone.", raises=r"return_types\.(max|min)"),
+    Mistake("float_size", "a size is a float: `/` always gives one (8 / 2 is 4.0), and shapes "
+            "need ints. Divide sizes with `//` (8 // 2 is 4).",
+            raises=r"ints,\s*but got float|'float' object cannot be interpreted as an integer"),
+    Mistake("view_after_transpose", "`.view` cannot regroup a tensor after `.transpose` or "
+            "`.permute`: its numbers are no longer in order in memory. Use `.reshape(...)` "
+            "(or `.contiguous().view(...)`).", raises=r"view size is not compatible"),
+    Mistake("truth_of_a_tensor", "`if t:` (or `not t`, `t and u`) asks a whole tensor for a "
+            "single True or False. Test for a missing tensor with `t is None`; combine masks "
+            "element by element with `&`, `|` and `~`.",
+            raises=r"Boolean value of Tensor with more than one value is ambiguous"),
+    Mistake("number_not_tensor", "a torch function got a plain Python number: `torch.sqrt` "
+            "and friends take tensors. For a number such as d_k use `math.sqrt(d_k)` or "
+            "`d_k ** 0.5`.", raises=r"must be Tensor, not (int|float)"),
+    Mistake("cat_needs_a_list", "`torch.cat` and `torch.stack` take one list of tensors, then "
+            "the axis: `torch.cat([a, b], dim=-2)`.",
+            raises=r"(cat|stack|concat)\(\): argument 'tensors' .*must be tuple of Tensors"),
+)
+
+
+def _raised(mistake, errors):
+    return any(re.search(mistake.raises, e) for e in errors)
+
+
 def recognise(exercise, cases, outcomes):
-    """The known mistake that explains the learner's outcomes, or ``None``: the first whose
-    outputs match the learner's on every case; else a change of the inputs in place; else the
-    first whose ``raises`` pattern matches an error the learner's code raised."""
+    """The known mistake that explains the learner's outcomes, or ``None``: the first of the
+    exercise's whose outputs match the learner's on every case; else a change of the inputs
+    in place; else the first, of the exercise's and then the common ones, whose ``raises``
+    pattern matches an error the learner's code raised."""
+    errors = [o.error for o in outcomes if o.error and not o.not_implemented]
     for mistake in exercise.mistakes:
-        if mistake.impl and _agrees(run_cases(mistake.impl, cases), outcomes, exercise):
+        if (mistake.impl and (not mistake.raises or _raised(mistake, errors)) and
+                _agrees((_call(mistake.impl, case) for case in cases), outcomes, exercise)):
             return mistake
     if any(o.changed for o in outcomes):
         return CHANGED_INPUT
-    errors = [o.error for o in outcomes if o.error and not o.not_implemented]
-    for mistake in exercise.mistakes:
-        if mistake.raises and any(re.search(mistake.raises, e) for e in errors):
+    for mistake in (*exercise.mistakes, *COMMON_MISTAKES):
+        if mistake.raises and not mistake.impl and _raised(mistake, errors):
             return mistake
     return None
 
@@ -280,12 +311,10 @@ def recognise(exercise, cases, outcomes):
 _ERROR_MEANINGS = (
     (r"NameError: name '(\w+)'", "`{0}` is not defined where your function runs: import "
      "it or define it in the notebook (run that cell first), or spell it as defined."),
-    (r"view size is not compatible", "`.view` cannot regroup a tensor whose numbers are no "
-     "longer in order in memory (after `.transpose` or `.permute`): use `.reshape(...)` or "
-     "`.contiguous().view(...)`."),
     (r"must match the size of tensor|cannot be multiplied|size mismatch|Sizes of tensors "
      r"must match|stack expects each tensor|broadcast|expanded size|is invalid for input of "
-     r"size|Expected size|shape mismatch|must have the same shape|doesn't match the broadcast",
+     r"size|Expected size|shape mismatch|must have the same shape|number of sizes provided|"
+     r"does not match the shape of the indexed tensor|channels",
      "two tensors whose shapes do not fit were combined. Print the shape (`print(t.shape)`) "
      "of each tensor you multiply, add, mask or concatenate, and compare them with "
      "`{signature}`."),
@@ -296,9 +325,11 @@ _ERROR_MEANINGS = (
      "replace the stub line with your code."),
     (r"NoneType", "something is `None`: a helper without `return`, or an optional argument "
      "such as `mask=None` used without an `if mask is not None:` check."),
-    (r"TypeError: .*(positional argument|keyword argument|required)", "a function was called "
-     "with arguments it does not take: compare each call with that function's parameters, "
-     "and your function's with `{signature}`."),
+    (r"TypeError: .*(positional argument|keyword argument|required|invalid combination)",
+     "a function was called with arguments it does not take: compare each call with that "
+     "function's parameters (its documentation), and your function's with `{signature}`."),
+    (r"not callable", "something that is not a function was called: a tensor followed by "
+     "`(...)`, or a value passed where a function (such as `lambda x: ...`) is expected."),
     (r"dtype|scalar type|[Bb]oolean|must be bool", "tensors of different kinds (bool, "
      "integer, float) met in one operation: convert with `.float()` or `.bool()`, or create "
      "the tensor with the dtype it needs."),

@@ -8,10 +8,15 @@ from attncourse.exercises.engine import Case, Exercise, Mistake, register, seede
 
 
 def _cases():
+    inf = float("inf")
     return [
         Case("a vector of 4 scores", (torch.tensor([1.0, 2.0, 3.0, 0.5]),)),
         Case("a 3×5 matrix, one row of scores per query", (seeded_randn(3, 5, seed=1),)),
         Case("large scores [1000, 1001, 1002]", (torch.tensor([1000.0, 1001.0, 1002.0]),)),
+        Case("a wide spread [0, -1000]", (torch.tensor([0.0, -1000.0]),)),
+        Case("rows of very different scale, one of them masked with -inf",
+             (torch.tensor([[1000.0, 1001.0, 999.0], [-1000.0, -1001.0, -999.0],
+                            [0.5, -inf, 2.0]]),)),
         Case("a batch (2, 3, 4)", (seeded_randn(2, 3, 4, seed=2) * 3,)),
     ]
 
@@ -30,6 +35,19 @@ def _not_normalised(x):
 
 def _divide_by_sum(x):
     return x / x.sum(-1, keepdim=True)
+
+
+def _normalised(exps, dim=-1):
+    return exps / exps.sum(dim, keepdim=True)
+
+
+def _max_without_keepdim(x):
+    return _normalised((x - x.amax(-1)).exp())
+
+
+def _sum_without_keepdim(x):
+    exps = (x - x.amax(-1, keepdim=True)).exp()
+    return exps / exps.sum(-1)
 
 
 register(Exercise(
@@ -57,5 +75,38 @@ register(Exercise(
         Mistake("no_exp", "you divided the scores by their sum without exp(): negative "
                 "scores would give negative 'probabilities'. Exponentiate first.",
                 _divide_by_sum),
+        Mistake("min_shift", "you subtracted something smaller than each row's maximum (its "
+                "minimum, or its mean?): the largest score stays large, and exp() overflows to "
+                "inf — NaN on a row like [0, -1000]. Subtract the maximum: every exponent is "
+                "then at most 0, so exp() stays at most 1.",
+                lambda x: _normalised((x - x.amin(-1, keepdim=True)).exp())),
+        Mistake("global_max_shift", "you subtracted the largest score of the whole tensor: "
+                "in a row far below it every exp() underflows to 0, and 0/0 is NaN. Subtract "
+                "each row's own maximum: x.amax(dim=-1, keepdim=True).",
+                lambda x: _normalised((x - x.max()).exp())),
+        Mistake("max_without_keepdim", "x.max(dim=-1) (or amax) drops the last axis, so the "
+                "row maxima, (rows,), line up with the *columns* of x, (rows, n): a shape "
+                "error, or silently wrong numbers when rows == n. Keep the axis: "
+                "keepdim=True.", _max_without_keepdim),
+        Mistake("sum_without_keepdim", "exps.sum(dim=-1) drops the last axis, so the row sums, "
+                "(rows,), line up with the *columns*: a shape error, or wrong numbers when "
+                "rows == n. Keep the axis: keepdim=True.", _sum_without_keepdim),
+        Mistake("normalised_over_everything", "you divided by the sum of *all* the "
+                "exponentials, so the whole tensor sums to 1; each row must: "
+                ".sum(dim=-1, keepdim=True).",
+                lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum()),
+        Mistake("dim_1", "dim=1 is the last axis only for a matrix: a vector has no axis 1 "
+                "and a batch (2, 3, 4) has three. Count from the end: dim=-1.",
+                lambda x: torch.softmax(x, dim=1)),
+        Mistake("shift_on_top_only", "the maximum is subtracted in the numerator but not in "
+                "the denominator; it only cancels when both are shifted: "
+                "e = exp(x - max), then e / e.sum(-1, keepdim=True).",
+                lambda x: (x - x.amax(-1, keepdim=True)).exp() / x.exp().sum(-1, keepdim=True)),
+        Mistake("log_softmax", "this is log_softmax, the logarithm of the weights (all "
+                "negative). Softmax itself is exp(x) / sum(exp(x)).",
+                lambda x: torch.log_softmax(x, dim=-1)),
+        Mistake("implicit_dim", "softmax without dim (nn.Softmax() or F.softmax(x)) guesses "
+                "the axis — for a 3-D tensor it picks the first. Always say which: dim=-1.",
+                lambda x: torch.softmax(x, dim=0 if x.dim() in (0, 1, 3) else 1)),
     ],
 ))

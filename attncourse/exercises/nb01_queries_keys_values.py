@@ -1,5 +1,6 @@
 """Notebook 01's exercises: projecting tokens to Q, K, V, and the raw score matrix."""
 
+import torch
 
 from attncourse.attention import dot_scores, project_qkv
 from attncourse.exercises import solutions
@@ -33,6 +34,14 @@ def _one_matrix(x, W_Q, W_K, W_V):
     return x @ W_Q, x @ W_Q, x @ W_Q
 
 
+def _value_from_W_K(x, W_Q, W_K, W_V):
+    return x @ W_Q, x @ W_K, x @ W_K
+
+
+def _matrix_product_2d(x, W_Q, W_K, W_V):
+    return torch.mm(x, W_Q), torch.mm(x, W_K), torch.mm(x, W_V)
+
+
 register(Exercise(
     id="qkv_projections",
     title="Queries, keys and values from embeddings",
@@ -55,6 +64,14 @@ register(Exercise(
                 _swapped_q_k),
         Mistake("one_matrix", "all three use W_Q. Each role has its own matrix: that is what "
                 "lets a word ask for one thing and offer another.", _one_matrix),
+        Mistake("value_from_W_K", "V was computed with W_K (a copy-paste slip?): the values "
+                "come from their own matrix, x @ W_V.", _value_from_W_K),
+        Mistake("mm_2d_only", "torch.mm multiplies 2-D matrices only, so a batch of sentences "
+                "fails. x @ W_Q (torch.matmul) also handles axes in front.", _matrix_product_2d),
+        Mistake("weights_on_the_left", "the shapes do not chain: x is (..., seq, d_model) and "
+                "W_Q is (d_model, d_k), so the product is x @ W_Q — x on the left, and a matrix "
+                "product (@), not an element-wise *.",
+                raises=r"cannot be multiplied|must match the size of tensor"),
     ],
 ))
 
@@ -85,8 +102,29 @@ register(Exercise(
         Mistake("keys_as_rows", "rows and columns are swapped: you computed K·Qᵀ. Rows must "
                 "be queries (one row of scores per asking word).",
                 lambda q, k: k @ q.transpose(-2, -1)),
-        Mistake("transpose_2d_only", "`.T` (or `.t()`) only transposes 2-D tensors. With a "
-                "batch dimension use key.transpose(-2, -1).", lambda q, k: q @ k.T),
+        Mistake("einsum_without_batch", "the einsum equation names two axes per operand, but "
+                "with a batch in front there are three. Let ... stand for any axes in front: "
+                "torch.einsum('...qd,...kd->...qk', query, key).",
+                lambda q, k: torch.einsum("qd,kd->qk", q, k), raises="einsum"),
+        Mistake("transpose_2d_only", "`.T`, `.t()` and `.transpose(0, 1)` swap the right axes "
+                "of a 2-D tensor only. With a batch dimension in front use "
+                "key.transpose(-2, -1).", lambda q, k: q @ k.transpose(0, 1)),
+        Mistake("key_not_transposed", "the key is not transposed: (q_len, d_k) @ (k_len, d_k) "
+                "does not chain. Rows of the key must become columns: "
+                "query @ key.transpose(-2, -1).", lambda q, k: q @ k),
+        Mistake("query_transposed", "the query is transposed instead of the key: the result "
+                "pairs features, not words. Keep the query as it is: "
+                "query @ key.transpose(-2, -1).", lambda q, k: q.mT @ k),
+        Mistake("softmax_too_early", "a softmax turned the scores into weights; this exercise "
+                "stops at the raw scores (the softmax comes in notebook 02).",
+                lambda q, k: torch.softmax(q @ k.transpose(-2, -1), dim=-1)),
+        Mistake("transpose_1_2", "key.transpose(1, 2) (and torch.bmm) work for 3-D tensors "
+                "only, with a batch in front. Count the axes from the end, and it works with or "
+                "without a batch: query @ key.transpose(-2, -1).",
+                lambda q, k: q @ k.transpose(1, 2)),
+        Mistake("dot_of_vectors", "torch.dot multiplies two vectors — one query with one key. "
+                "Every query with every key is a matrix product: query @ key.transpose(-2, -1).",
+                raises=r"1D tensors expected"),
         Mistake("scaled_too_early", "these scores are divided by sqrt(d_k). That is the next "
                 "notebook's step; here we want the raw dot products.",
                 lambda q, k: q @ k.transpose(-2, -1) / q.size(-1) ** 0.5),

@@ -17,6 +17,7 @@ def _qkv(batch, q_len, k_len, d_k, d_v, seed):
 
 
 def _cases():
+    query, key, value = _qkv((2,), 3, 5, 4, 6, 100)
     pad = torch.tensor([[True, True, True, False, False], [True, True, True, True, True]])
     return [
         Case("unbatched: 3 queries, 5 keys, d_k = d_v = 4", _qkv((), 3, 5, 4, 4, 10)),
@@ -27,6 +28,8 @@ def _cases():
              {"mask": causal_mask(4)}),
         Case("padding mask (batch, 1, k_len)", _qkv((2,), 3, 5, 4, 6, 60),
              {"mask": pad.unsqueeze(1)}),
+        Case("large scores (queries × 50): the softmax must not overflow",
+             (query * 50, key, value)),
     ]
 
 
@@ -85,6 +88,52 @@ def _swapped_outputs(q, k, v, mask=None):
     return w, out
 
 
+def _mask_ignored(q, k, v, mask=None):
+    return _finish(_scores(q, k) / math.sqrt(q.size(-1)), v, None)
+
+
+def _divide_by_sqrt_d_v(q, k, v, mask=None):
+    return _finish(_scores(q, k) / math.sqrt(v.size(-1)), v, mask)
+
+
+def _boolean_index(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s[mask == 0] = -1e9  # needs the mask in the scores' exact shape
+    return _finish(s, v, None)
+
+
+def _softmax_along(dim_of):
+    """Attention whose softmax runs along ``dim_of(scores.dim())``."""
+    def attention(q, k, v, mask=None):
+        s = _scores(q, k) / math.sqrt(q.size(-1))
+        if mask is not None:
+            s = s.masked_fill(mask == 0, -1e9)
+        w = s.softmax(dim_of(s.dim()))
+        return w @ v, w
+    return attention
+
+
+def _transpose_1_2(q, k, v, mask=None):
+    return _finish(q @ k.transpose(1, 2) / math.sqrt(q.size(-1)), v, mask)
+
+
+def _softmax_overflows(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask == 0, -1e9)
+    e = s.exp()
+    w = e / e.sum(-1, keepdim=True)
+    return w @ v, w
+
+
+def _scores_returned(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask == 0, -1e9)
+    return s.softmax(-1) @ v, s
+
+
 def _no_softmax(q, k, v, mask=None):
     s = _scores(q, k) / math.sqrt(q.size(-1))
     if mask is not None:
@@ -124,6 +173,23 @@ register(Exercise(
                 lambda q, k: _scores(q, k) / math.sqrt(k.size(-2))),
         Mistake("multiplied", "you multiplied by sqrt(d_k); divide instead, to shrink the "
                 "spread of the scores.", lambda q, k: _scores(q, k) * math.sqrt(q.size(-1))),
+        Mistake("first_size", "query.size(0) — and len(query) — is the number of queries (or "
+                "the batch), not "
+                "d_k. d_k is always the *last* size of the query: query.size(-1).",
+                lambda q, k: _scores(q, k) / math.sqrt(q.size(0))),
+        Mistake("second_size", "query.shape[1] is d_k only for a 2-D query; with batch or "
+                "head axes in front it is something else. d_k is always the last size: "
+                "query.size(-1).", lambda q, k: _scores(q, k) / math.sqrt(q.size(1))),
+        Mistake("power_precedence", "`d_k ** 1/2` is (d_k ** 1) / 2 = d_k / 2, because ** "
+                "binds tighter than /. Write d_k ** 0.5, or math.sqrt(d_k).",
+                lambda q, k: _scores(q, k) / q.size(-1) / 2),
+        Mistake("softmax_too_early", "a softmax turned the scores into weights; this step "
+                "stops at the scaled scores (the softmax is the next step).",
+                lambda q, k: (_scores(q, k) / math.sqrt(q.size(-1))).softmax(-1)),
+        Mistake("transpose_2d_only", "`.T`, `.t()` and `.transpose(0, 1)` swap the right axes "
+                "of a 2-D tensor only. With batch or head axes in front use "
+                "key.transpose(-2, -1).",
+                lambda q, k: q @ k.transpose(0, 1) / math.sqrt(q.size(-1))),
     ],
 ))
 
@@ -159,13 +225,45 @@ register(Exercise(
                 "negative number before the softmax.", _mask_after_softmax),
         Mistake("mask_inverted", "the mask's polarity is inverted: True/1 means *may attend*, "
                 "so hide the positions where mask == 0.", _mask_inverted),
-        Mistake("mask_with_zero", "masked scores were set to 0, but exp(0) = 1 still gives "
-                "them weight. Use a large negative number such as -1e9.", _mask_with_zero),
+        Mistake("mask_with_zero", "masked scores were set to 0 (or a tiny number such as "
+                "1e-9), but exp(0) = 1 still gives them weight. Use a large *negative* number "
+                "such as -1e9.", _mask_with_zero),
         Mistake("transpose_2d_only", "`.T` (or `.t()`) only transposes 2-D tensors. With batch "
                 "or head dimensions use key.transpose(-2, -1).", _transpose_2d_only),
         Mistake("outputs_swapped", "the outputs are in the wrong order: return "
                 "(output, weights), output first.", _swapped_outputs),
         Mistake("no_softmax", "the scores are used as weights without a softmax, so they are "
                 "not positive and do not sum to 1.", _no_softmax),
+        Mistake("divide_by_sqrt_d_v", "you divided by the square root of value's size, d_v. "
+                "The scores are dot products of queries and keys, so the scale is sqrt(d_k), "
+                "d_k = query.size(-1).", _divide_by_sqrt_d_v),
+        Mistake("mask_ignored", "the mask has no effect, so every query still sees every key. "
+                "masked_fill returns a new tensor — keep it: "
+                "scores = scores.masked_fill(mask == 0, -1e9) — before the softmax.",
+                _mask_ignored),
+        Mistake("boolean_index_mask", "scores[mask == 0] = … needs a mask of exactly the "
+                "scores' shape, but a (q_len, k_len) or (batch, 1, k_len) mask only broadcasts "
+                "to it. masked_fill broadcasts: scores.masked_fill(mask == 0, -1e9).",
+                _boolean_index),
+        Mistake("softmax_without_dim", "F.softmax(scores) without dim guesses the axis — for "
+                "3-D scores it picks the batch axis. Always say which: dim=-1, over the keys.",
+                _softmax_along(lambda n: 0 if n in (0, 1, 3) else 1)),
+        Mistake("softmax_dim_1", "dim=1 is the keys' axis only for 2-D scores; with batch or "
+                "head axes in front it is another. Count from the end: dim=-1.",
+                _softmax_along(lambda n: 1)),
+        Mistake("transpose_1_2", "key.transpose(1, 2) swaps the last two axes only of a 3-D "
+                "key. Count from the end, whatever the axes in front: key.transpose(-2, -1).",
+                _transpose_1_2),
+        Mistake("softmax_overflows", "exp() of large scores overflows to inf, and inf/inf is "
+                "NaN. Use torch.softmax(scores, dim=-1), or subtract each row's maximum before "
+                "exp().", _softmax_overflows),
+        Mistake("scores_returned", "the second output is the scores; return the weights, the "
+                "scores after the mask and the softmax: (weights @ value, weights).",
+                _scores_returned),
+        Mistake("shapes_chain", "the shapes do not chain. The scores are query "
+                "(…, q_len, d_k) @ key.transpose(-2, -1) (…, d_k, k_len); the output is "
+                "weights (…, q_len, k_len) @ value (…, k_len, d_v). Check the order of each "
+                "product and which axes you transposed.",
+                raises=r"cannot be multiplied|must match the size of tensor"),
     ],
 ))

@@ -37,6 +37,16 @@ register(Exercise(
         Mistake("float_mask", "the pattern is right but the dtype is float; return a bool "
                 "tensor (add dtype=torch.bool or .bool()).",
                 lambda n: torch.ones(n, n).tril()),
+        Mistake("integer_mask", "the pattern is right but the dtype is an integer; return a "
+                "bool tensor (add dtype=torch.bool or .bool()).",
+                lambda n: torch.ones(n, n, dtype=torch.int).tril()),
+        Mistake("one_step_ahead", "tril(1) keeps one diagonal above the main one, so each "
+                "position also sees the next one: one step into the future. The main diagonal "
+                "is tril's default, diagonal=0.",
+                lambda n: torch.ones(n, n, dtype=torch.bool).tril(1)),
+        Mistake("vector_not_square", "torch.ones(size) is a vector; the mask is a square, one "
+                "row per query and one column per key: torch.ones(size, size, dtype=torch.bool).",
+                raises=r"at least 2 dimensions"),
     ],
 ))
 
@@ -46,6 +56,8 @@ def _padding_cases():
         Case("one sentence, no padding", (torch.tensor([[5, 6, 7]]), 0)),
         Case("two sentences, pad_id 0", (torch.tensor([[4, 9, 2, 0, 0], [3, 3, 8, 7, 1]]), 0)),
         Case("pad_id 1", (torch.tensor([[2, 1, 1], [6, 7, 1], [1, 1, 1]]), 1)),
+        Case("pad_id 2: real ids on both sides of it",
+             (torch.tensor([[0, 5, 1, 2, 2], [3, 2, 2, 2, 2]]), 2)),
     ]
 
 
@@ -71,5 +83,21 @@ register(Exercise(
         Mistake("masks_queries", "the new axis is at the end, (batch, seq, 1): that masks "
                 "query rows, not key columns. Use .unsqueeze(1) for (batch, 1, seq).",
                 lambda t, p: (t != p).unsqueeze(-1)),
+        Mistake("greater_than_pad", "tokens > pad_id also hides the real tokens whose id is "
+                "*below* pad_id. Padding is exactly pad_id: tokens != pad_id.",
+                lambda t, p: (t > p).unsqueeze(1)),
+        Mistake("pad_id_ignored", "the mask compares with 0 (or uses .bool(), which does), "
+                "whatever pad_id is; compare with it: tokens != pad_id.",
+                lambda t, p: (t != 0).unsqueeze(1)),
+        Mistake("axis_in_front", "unsqueeze(0) adds the axis in front, (1, batch, seq); the "
+                "query axis goes between batch and seq: .unsqueeze(1).",
+                lambda t, p: (t != p).unsqueeze(0)),
+        Mistake("float_mask", "the pattern is right but the dtype is float; return the bool "
+                "tensor that != gives.", lambda t, p: (t != p).unsqueeze(1).float()),
+        Mistake("integer_mask", "the pattern is right but the dtype is an integer; return the "
+                "bool tensor that != gives.", lambda t, p: (t != p).unsqueeze(1).int()),
+        Mistake("head_axis_too", "(batch, 1, 1, seq) is the multi-head form of notebook 04; "
+                "here the mask is (batch, 1, seq): one .unsqueeze(1).",
+                lambda t, p: (t != p)[:, None, None, :]),
     ],
 ))

@@ -8,7 +8,7 @@ from attncourse.attention import attention
 from attncourse.exercises import solutions
 from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
 from attncourse.masks import causal_mask
-from attncourse.multihead import merge_heads, multi_head_forward, split_heads
+from attncourse.multihead import heads_mask, merge_heads, multi_head_forward, split_heads
 
 # ------------------------------------------------------------------------ split_heads
 
@@ -37,6 +37,10 @@ def _split_interleaved(x, h):
     return x.reshape(b, s, d // h, h).permute(0, 3, 1, 2)
 
 
+def _split_transpose_2_3(x, h):
+    return _split_no_head_axis_move(x, h).transpose(2, 3)  # (batch, seq, d_k, heads)
+
+
 register(Exercise(
     id="split_heads",
     title="Split d_model into heads",
@@ -63,6 +67,22 @@ register(Exercise(
         Mistake("interleaved", "each head got every num_heads-th feature. A head owns a "
                 "contiguous block of d_k features: view(batch, seq, num_heads, d_k), heads "
                 "before d_k.", _split_interleaved),
+        Mistake("transpose_2_3", "transpose(2, 3) swaps the heads with d_k, giving "
+                "(batch, seq, d_k, heads). The head axis must move in front of seq: "
+                ".transpose(1, 2).", _split_transpose_2_3),
+        Mistake("seq_last", "the result is (batch, heads, d_k, seq): seq moved behind d_k. "
+                "Swap only the seq and head axes, .transpose(1, 2), so d_k stays last.",
+                lambda x, h: _split_no_head_axis_move(x, h).permute(0, 2, 3, 1)),
+        Mistake("transpose_0_1", "transpose(0, 1) swaps batch and seq; the head axis must move "
+                "in front of seq: .transpose(1, 2), for (batch, heads, seq, d_k).",
+                lambda x, h: _split_no_head_axis_move(x, h).transpose(0, 1)),
+        Mistake("heads_first", "torch.stack puts the new axis first, (heads, batch, seq, d_k); "
+                "stack the chunks along dim=1 for (batch, heads, seq, d_k).",
+                lambda x, h: torch.stack(x.chunk(h, dim=-1))),
+        Mistake("split_by_size", "x.split(n) cuts pieces of *size* n, so you got d_model / "
+                "num_heads heads of num_heads features. Cut into num_heads pieces with "
+                "x.chunk(num_heads, dim=-1), or x.split(d_k, dim=-1).",
+                lambda x, h: torch.stack(x.split(h, dim=-1), dim=1)),
     ],
 ))
 
@@ -97,6 +117,10 @@ def _merge_mean_of_heads(x):
     return x.mean(dim=1)
 
 
+def _merge_heads_reversed(x):
+    return merge_heads(x.flip(1))
+
+
 register(Exercise(
     id="merge_heads",
     title="Concatenate the heads",
@@ -126,6 +150,23 @@ register(Exercise(
         Mistake("averaged_heads", "the heads were averaged (or summed) into d_k features; "
                 "Concat keeps every head's d_k features side by side, giving heads * d_k.",
                 _merge_mean_of_heads),
+        Mistake("summed_heads", "the heads were summed into d_k features; Concat keeps every "
+                "head's d_k features side by side, giving heads * d_k.",
+                lambda x: x.sum(dim=1)),
+        Mistake("cat_along_seq", "the heads were concatenated along the sequence, "
+                "(batch, heads * seq, d_k); put them side by side along the features: "
+                "torch.cat(..., dim=-1).", lambda x: torch.cat(x.unbind(1), dim=1)),
+        Mistake("heads_reversed", "the heads come out in reverse order: Concat puts head 0's "
+                "d_k features first, then head 1's, and so on.", _merge_heads_reversed),
+        Mistake("transpose_2_3", "transpose(2, 3) swaps seq and d_k. To bring seq in front of "
+                "the heads swap axes 1 and 2: x.transpose(1, 2), then reshape.",
+                lambda x: x.transpose(2, 3).reshape(x.size(0), x.size(2), -1)),
+        Mistake("flatten_without_transpose", "flatten(2) merges each head's seq and d_k, "
+                "(batch, heads, seq * d_k). First bring seq in front of the heads, "
+                "x.transpose(1, 2), then flatten(2).", lambda x: x.flatten(2)),
+        Mistake("flatten_too_much", "flatten(1) merges seq into the features too; after the "
+                "transpose flatten only the last two axes, heads and d_k: flatten(2).",
+                lambda x: x.transpose(1, 2).flatten(1)),
     ],
 ))
 
@@ -154,14 +195,15 @@ def _forward_cases():
     ]
 
 
-def _with_heads(split, merge, scale=None):
-    """A multi-head forward pass built from the given split/merge (and an optional scale)."""
+def _with_heads(split, merge, scale=None, mask_for_heads=heads_mask):
+    """A multi-head forward pass built from the given split/merge, an optional scale, and
+    the way the mask is made ready for the per-head scores (``None``: not used)."""
     def forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
         q, k, v = (split(x @ W, num_heads) for W in (W_Q, W_K, W_V))
         scores = q @ k.transpose(-2, -1) / math.sqrt(scale or q.size(-1))
+        mask = None if mask is None else mask_for_heads(mask)
         if mask is not None:
-            scores = scores.masked_fill(mask.unsqueeze(1) == 0 if mask.dim() == 3
-                                        else mask == 0, -1e9)
+            scores = scores.masked_fill(mask == 0, -1e9)
         return merge(scores.softmax(-1) @ v) @ W_O
     return forward
 
@@ -181,6 +223,10 @@ def _no_output_projection(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     out, _ = attention(q, k, v, mask.unsqueeze(1) if mask is not None and mask.dim() == 3
                        else mask)
     return merge_heads(out)
+
+
+def _merge_transposed_2_3(x):
+    return x.transpose(2, 3).flatten(2)  # (batch, seq, heads, d_k) from (batch, seq, d_k, heads)
 
 
 def _mask_without_head_axis(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
@@ -227,5 +273,30 @@ register(Exercise(
         Mistake("mask_without_head_axis", "the (batch, 1, seq) mask was used as it is against "
                 "(batch, heads, seq, seq) scores; give it a head axis with mask.unsqueeze(1).",
                 _mask_without_head_axis),
+        Mistake("W_O_transposed", "W_O is applied transposed. Here every matrix is stored "
+                "(in, out), so multiply by W_O itself, as x @ W_Q uses W_Q (it is nn.Linear "
+                "that stores the transpose).",
+                lambda x, W_Q, W_K, W_V, W_O, h, mask=None: multi_head_forward(
+                    x, W_Q, W_K, W_V, W_O.T, h, mask)),
+        Mistake("linear_convention", "the weights are applied transposed (nn.Linear's storage "
+                "convention). Here each is (d_model, d_model) stored (in, out): x @ W_Q, and "
+                "... @ W_O at the end.",
+                lambda x, W_Q, W_K, W_V, W_O, h, mask=None: multi_head_forward(
+                    x, W_Q.T, W_K.T, W_V.T, W_O.T, h, mask)),
+        Mistake("heads_reversed", "the heads are concatenated in reverse order: Concat puts "
+                "head 0's d_k features first, then head 1's, and so on.",
+                _with_heads(split_heads, _merge_heads_reversed)),
+        Mistake("split_transpose_2_3", "the heads were split with transpose(2, 3), which gives "
+                "(batch, seq, d_k, heads): attention then ran over the wrong axes. Move the "
+                "head axis in front of seq: view(batch, seq, heads, d_k).transpose(1, 2).",
+                _with_heads(_split_transpose_2_3, _merge_transposed_2_3)),
+        Mistake("mask_ignored", "the mask has no effect, so every position still sees every "
+                "other. Fill the masked scores before the softmax: "
+                "scores.masked_fill(mask == 0, -1e9).",
+                _with_heads(split_heads, merge_heads, mask_for_heads=lambda m: None)),
+        Mistake("square_mask_unsqueezed", "only a 3-D mask, (batch, 1, seq), needs the extra "
+                "head axis; a (seq, seq) mask already broadcasts over batch and heads. "
+                "Unsqueeze when mask.dim() == 3.",
+                _with_heads(split_heads, merge_heads, mask_for_heads=lambda m: m.unsqueeze(1))),
     ],
 ))

@@ -126,6 +126,41 @@ def _cross_first(layer, x, memory, src_mask, tgt_mask):
     return layer.sublayer[2](x, layer.feed_forward)
 
 
+def _sublayers_swapped(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[1](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[0](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def _wired(self_mask="tgt", cross_mask="src", outer_x=(), feed_forward="sublayer",
+           residual_twice=False):
+    """The decoder layer's forward pass with one wire changed: the mask each attention
+    gets ("tgt", "src" or None), the sublayers whose lambda reads the outer, un-normalised x
+    ("self", "cross"), the feed-forward step ("sublayer", "direct" or None), or the residual
+    added a second time around each sublayer."""
+    def forward(layer, x, memory, src_mask, tgt_mask):
+        masks = {"tgt": tgt_mask, "src": src_mask, None: None}
+
+        def step(i, x, fn):
+            out = layer.sublayer[i](x, fn)
+            return x + out if residual_twice else out
+
+        def self_attention(h):
+            h = x if "self" in outer_x else h
+            return layer.self_attn(h, h, h, masks[self_mask])
+
+        def cross_attention(h):
+            h = x if "cross" in outer_x else h
+            return layer.src_attn(h, memory, memory, masks[cross_mask])
+
+        x = step(0, x, self_attention)
+        x = step(1, x, cross_attention)
+        if feed_forward == "direct":
+            return layer.feed_forward(x)
+        return step(2, x, layer.feed_forward) if feed_forward else x
+    return forward
+
+
 register(Exercise(
     id="decoder_layer_forward",
     title="Wire the decoder layer's three sublayers",
@@ -165,6 +200,49 @@ register(Exercise(
                 _one_sublayer_for_all),
         Mistake("cross_first", "the order is wrong: masked self-attention comes first, then "
                 "cross-attention, then the feed-forward network.", _cross_first),
+        Mistake("tgt_mask_in_cross_attention", "cross-attention got tgt_mask. Its scores are "
+                "(batch, heads, tgt_len, src_len) — target queries against source keys — so "
+                "it needs src_mask; tgt_mask (tgt_len × tgt_len) belongs to self-attention.",
+                _wired(cross_mask="tgt")),
+        Mistake("src_mask_in_self_attention", "self-attention got src_mask. Its scores are "
+                "(batch, heads, tgt_len, tgt_len) — target against target — so it needs "
+                "tgt_mask (no peeking, no padding); src_mask belongs to cross-attention.",
+                _wired(self_mask="src")),
+        Mistake("outer_x_in_self_attention", "the self-attention lambda ignores its argument "
+                "and reads the outer x, so it attends over the un-normalised input. Use the "
+                "lambda's own argument: lambda x: layer.self_attn(x, x, x, tgt_mask).",
+                _wired(outer_x=("self",))),
+        Mistake("outer_x_in_cross_attention", "the cross-attention lambda ignores its "
+                "argument and reads the outer x, so its queries are not normalised. Use the "
+                "lambda's own argument: lambda x: layer.src_attn(x, memory, memory, src_mask).",
+                _wired(outer_x=("cross",))),
+        Mistake("outer_x_everywhere", "the lambdas ignore their argument and read the outer "
+                "x, so attention sees the un-normalised input. layer.sublayer[i] passes the "
+                "normalised x to the function: lambda x: layer.self_attn(x, x, x, tgt_mask).",
+                _wired(outer_x=("self", "cross"))),
+        Mistake("no_src_mask", "cross-attention runs without src_mask, so the target attends "
+                "to the source's padding too: layer.src_attn(x, memory, memory, src_mask).",
+                _wired(cross_mask=None)),
+        Mistake("no_feed_forward", "the feed-forward step is missing: after cross-attention, "
+                "return layer.sublayer[2](x, layer.feed_forward).", _wired(feed_forward=None)),
+        Mistake("feed_forward_without_sublayer", "the feed-forward network is called directly, "
+                "without its norm and residual: layer.sublayer[2](x, layer.feed_forward).",
+                _wired(feed_forward="direct")),
+        Mistake("residual_twice", "the residual is added twice: layer.sublayer[i](x, fn) "
+                "already returns x + fn(norm(x)), so write x = layer.sublayer[0](x, ...), not "
+                "x = x + layer.sublayer[0](x, ...).", _wired(residual_twice=True)),
+        Mistake("sublayers_swapped", "self-attention went through layer.sublayer[1] and "
+                "cross-attention through [0]: each step has its own connection, whose layer "
+                "norm learned its own weights. Use them in order: [0], [1], [2].",
+                _sublayers_swapped),
+        Mistake("sublayer_needs_a_function", "layer.sublayer[i] takes x and a *function* of "
+                "the normalised x, and calls it itself, between the norm and the residual: "
+                "layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask)).",
+                raises=r"not callable|missing 1 required positional argument: 'sublayer'"),
+        Mistake("mask_shapes", "a mask does not fit its attention. Self-attention's scores are "
+                "(batch, heads, tgt_len, tgt_len) and take tgt_mask; cross-attention's are "
+                "(batch, heads, tgt_len, src_len) and take src_mask.",
+                raises=r"must match the size of tensor|broadcast"),
     ],
 ))
 
@@ -176,6 +254,8 @@ def _target_cases():
         Case("one sentence, no padding", (torch.tensor([[2, 5, 6, 7]]), 0)),
         Case("two sentences, right-padded", (torch.tensor([[2, 5, 6, 0, 0], [2, 7, 0, 0, 0]]), 0)),
         Case("pad_id 1, three sentences", (torch.tensor([[3, 4, 1], [3, 1, 1], [3, 5, 6]]), 1)),
+        Case("pad_id 2: real ids on both sides of it, and a sentence of padding only",
+             (torch.tensor([[0, 4, 1, 2], [2, 2, 2, 2]]), 2)),
     ]
 
 
@@ -203,6 +283,11 @@ def _inverted(tokens, pad_id):
     return ~target_mask(tokens, pad_id)
 
 
+def _with_causal(causal):
+    """The padding mask combined with ``causal(seq)`` instead of the causal mask."""
+    return lambda tokens, pad_id: padding_mask(tokens, pad_id) & causal(tokens.size(-1))
+
+
 register(Exercise(
     id="target_mask",
     title="The decoder's target mask: no padding, no peeking",
@@ -226,13 +311,39 @@ register(Exercise(
                 _padding_only),
         Mistake("or_instead_of_and", "| lets a key through when *either* rule allows it; "
                 "it must pass both: use &.", _or_instead_of_and),
-        Mistake("pads_queries", "the padding axis is on the query rows, (batch, seq, 1); "
-                "padding must hide key *columns*: padding_mask gives (batch, 1, seq).",
+        Mistake("pads_queries", "the padding hides query *rows* (an axis (batch, seq, 1)); "
+                "padding hides key *columns* only: padding_mask gives (batch, 1, seq).",
                 _pads_queries),
         Mistake("no_diagonal", "the diagonal is missing: a position may attend to itself "
                 "(tril with diagonal=0).", _no_diagonal),
         Mistake("inverted", "True marks what is hidden here; in this course True means "
                 "may attend.", _inverted),
+        Mistake("greater_than_pad", "tokens > pad_id also hides the real tokens whose id is "
+                "*below* pad_id. Padding is exactly pad_id: tokens != pad_id.",
+                lambda t, p: (t > p).unsqueeze(1) & causal_mask(t.size(-1))),
+        Mistake("pad_id_ignored", "the padding part compares with 0 (or uses .bool()), "
+                "whatever pad_id is; compare with it: tokens != pad_id.",
+                lambda t, p: padding_mask(t, 0) & causal_mask(t.size(-1))),
+        Mistake("one_step_ahead", "tril(1) keeps one diagonal above the main one, so each "
+                "position also sees the next one: one step into the future. Use tril() with "
+                "its default diagonal=0.",
+                _with_causal(lambda n: torch.ones(n, n, dtype=torch.bool).tril(1))),
+        Mistake("mirrored", "the triangle is mirrored: position i may see positions 0..i, the "
+                "lower triangle (tril), not i..end (triu).",
+                _with_causal(lambda n: torch.ones(n, n, dtype=torch.bool).triu())),
+        Mistake("float_mask", "the pattern is right but the dtype is float (from * or a float "
+                "torch.ones); combine bool masks with & and return a bool tensor.",
+                lambda t, p: target_mask(t, p).float()),
+        Mistake("no_query_axis", "the padding part is (batch, seq); & with the (seq, seq) "
+                "causal mask then lines batch up with the query rows. Give it the query axis: "
+                "(tokens != pad_id).unsqueeze(1), (batch, 1, seq).",
+                lambda t, p: (t != p) & causal_mask(t.size(-1))),
+        Mistake("seq_from_batch", "the causal part has the size of the batch: len(tokens) and "
+                "tokens.size(0) count sentences. The sequence length is tokens.size(-1).",
+                lambda t, p: padding_mask(t, p) & causal_mask(t.size(0))),
+        Mistake("float_and_bool", "& combines bool tensors, but torch.ones(...) is float: "
+                "create the causal part with dtype=torch.bool (or call .bool()).",
+                raises=r"not implemented for 'Float'"),
     ],
 ))
 
@@ -271,6 +382,32 @@ def _nudges_pile_up(f, x, nudge=1.0):
     return out
 
 
+def _influence(nudged_at, change, largest):
+    """The nudge test with one step changed: ``nudged_at(x, j)`` is the part of x that gets
+    the nudge; ``change(f, nudged, base, x)`` compares; ``largest`` reduces it to (seq,)."""
+    def influence(f, x, nudge=1.0):
+        base = f(x)
+        out = torch.zeros(x.size(1), x.size(1))
+        for j in range(x.size(1)):
+            nudged = x.clone()
+            nudged_at(nudged, j).add_(nudge)
+            out[:, j] = largest(change(f, nudged, base, x).abs())
+        return out
+    return influence
+
+
+def _first_feature(x, j):
+    return x[:, j, 0]
+
+
+def _output_change(f, nudged, base, x):
+    return f(nudged) - base
+
+
+def _largest_per_position(change):
+    return change.amax(dim=(0, 2))
+
+
 def _signed_change(f, x, nudge=1.0):
     base = f(x)
     out = torch.zeros(x.size(1), x.size(1))
@@ -306,5 +443,29 @@ register(Exercise(
                 "x.clone() each time.", _nudges_pile_up),
         Mistake("signed_change", "a change can be negative: take .abs() before the largest "
                 "value, or a big decrease looks like no change.", _signed_change),
+        Mistake("nudged_every_feature", "every feature of position j got the same nudge, and "
+                "a layer norm subtracts each position's mean, so the nudge vanishes. Nudge "
+                "feature 0 only: nudged[:, j, 0] += nudge.",
+                _influence(lambda x, j: x[:, j], _output_change, _largest_per_position)),
+        Mistake("summed", "the changes are summed; entry [i, j] is the *largest* absolute "
+                "change of output position i: .amax(dim=(0, 2)).",
+                _influence(_first_feature, _output_change, lambda c: c.sum(dim=(0, 2)))),
+        Mistake("one_number_per_column", "`.max()` without dims takes the largest change over "
+                "every output position, so a whole column gets one number. Keep one per output "
+                "position: .amax(dim=(0, 2)), over batch and features.",
+                _influence(_first_feature, _output_change, lambda c: c.max())),
+        Mistake("max_over_features_only", "the largest change is taken over the features only, "
+                "leaving (batch, seq); take it over the batch too: .amax(dim=(0, 2)).",
+                _influence(_first_feature, _output_change, lambda c: c.amax(dim=-1))),
+        Mistake("compared_with_input", "the change is f(nudged) - f(x), output against output; "
+                "f(nudged) - x compares an output with an input.",
+                _influence(_first_feature, lambda f, nudged, base, x: f(nudged) - x,
+                           _largest_per_position)),
+        Mistake("nudged_feature_j", "feature j of every position was nudged (x[..., j]); the "
+                "nudge goes to position j, its first feature: nudged[:, j, 0] += nudge.",
+                _influence(lambda x, j: x[..., j], _output_change, _largest_per_position)),
+        Mistake("batch_index", "x is (batch, seq, d_model): position j is x[:, j] (axis 1), "
+                "and its first feature x[:, j, 0]; x[j] picks batch item j.",
+                raises=r"out of bounds|out of range"),
     ],
 ))

@@ -41,6 +41,17 @@ def _channels_last(images, p):
     return _grid_view(images, p).permute(0, 2, 4, 3, 5, 1).reshape(b, -1, c * p * p)
 
 
+def _height_width_swapped(images, p):
+    b, c, h, w = images.shape
+    grid = images.reshape(b, c, w // p, p, h // p, p)  # rows and cols counted the wrong way
+    return grid.permute(0, 2, 4, 1, 3, 5).reshape(b, -1, c * p * p)
+
+
+def _unfold_without_permute(images, p):
+    b, c, h, w = images.shape
+    return images.unfold(2, p, p).unfold(3, p, p).reshape(b, -1, c * p * p)
+
+
 def _pixels_transposed(images, p):
     b, c, h, w = images.shape
     return _grid_view(images, p).permute(0, 2, 4, 1, 5, 3).reshape(b, -1, c * p * p)
@@ -80,6 +91,19 @@ register(Exercise(
         Mistake("unfold_not_transposed", "F.unfold returns (batch, C·p·p, num_patches): "
                 "one column per patch. Add .transpose(1, 2) to get one row per patch.",
                 lambda images, p: F.unfold(images, p, stride=p)),
+        Mistake("unfold_overlapping", "F.unfold moves one pixel at a time unless told "
+                "otherwise, so the patches overlap and there are too many: "
+                "F.unfold(images, p, stride=p).",
+                lambda images, p: F.unfold(images, p).transpose(1, 2)),
+        Mistake("height_width_swapped", "the grid has H/p rows and W/p columns, and "
+                "images.shape is (batch, C, H, W) — H first; the reshape counted W/p rows. "
+                "Square images hide this; the 4×6 ones do not.", _height_width_swapped),
+        Mistake("unfold_without_permute", "Tensor.unfold gives (batch, C, rows, cols, p, p): "
+                "the channel axis is still in front of the grid. Move it behind the grid, "
+                ".permute(0, 2, 3, 1, 4, 5), before the reshape.", _unfold_without_permute),
+        Mistake("channels_forgotten", "each token holds every channel of its patch: C·p·p "
+                "numbers, not p·p. Reshape to (batch, rows * cols, C * p * p).",
+                lambda images, p: patchify(images, p).reshape(images.size(0), -1, p * p)),
     ],
 ))
 
@@ -153,6 +177,19 @@ register(Exercise(
         Mistake("weight_not_transposed", "nn.Linear stores its weight as (out, in) = "
                 "(d_model, C·p·p), so a row of patches is multiplied by weight.T, not weight.",
                 lambda i, w, b, p: patchify(i, p) @ w + b),
+        Mistake("grid_transposed", "the patches come column by column: permute(0, 3, 2, 1) "
+                "puts the grid's columns before its rows. Keep reading order: .flatten(2), "
+                "then .transpose(1, 2).",
+                lambda i, w, b, p: _conv_maps(i, w, b, p).permute(0, 3, 2, 1).flatten(1, 2)),
+        Mistake("weight_not_reshaped", "F.conv2d needs d_model kernels of shape (C, p, p), not "
+                "the linear layer's (d_model, C·p·p): weight.reshape(d_model, C, p, p).",
+                raises=r"weight should have at least three dimensions|[Ee]xpected 3D"),
+        Mistake("kernel_shape", "the kernels' second axis must be the image's channels: "
+                "reshape the weight to (d_model, C, p, p) — channel first, as patchify "
+                "flattens a patch.", raises=r"to have \d+ channels"),
+        Mistake("flatten_axes", "F.conv2d gives (batch, d_model, rows, cols). Flatten only the "
+                "grid, .flatten(2), for (batch, d_model, num_patches); then .transpose(1, 2).",
+                raises=r"Dimension out of range"),
     ],
 ))
 
@@ -210,5 +247,23 @@ register(Exercise(
         Mistake("no_class_token", "the class token is missing: the result should have "
                 "num_patches + 1 tokens, the class token first.",
                 lambda t, c, pos: t + pos[:, 1:]),
+        Mistake("no_positions", "the position embeddings are missing: without them the "
+                "encoder cannot tell where a patch was. Add positions to all n + 1 tokens.",
+                lambda t, c, pos: torch.cat([_expanded(t, c), t], dim=1)),
+        Mistake("class_token_gets_last_position", "the class token got the last row of "
+                "positions; it sits at position 0, so row 0 is its own, and patch i gets row "
+                "i + 1. Concatenate first, then add all n + 1 rows.",
+                lambda t, c, pos: torch.cat([_expanded(t, c) + pos[:, t.size(1):],
+                                             t + pos[:, :t.size(1)]], dim=1)),
+        Mistake("repeat_counts", "Tensor.repeat takes one count per axis of the tensor: "
+                "cls_token.repeat(batch, 1, 1) — or cls_token.expand(batch, -1, -1), which "
+                "does not copy.", raises=r"repeat dims can not be smaller"),
+        Mistake("wrong_cat_axis", "concatenate along the token axis, dim=1: the class token, "
+                "(batch, 1, d_model), goes in front of the tokens, (batch, n, d_model).",
+                raises=r"Sizes of tensors must match except in dimension [02]"),
+        Mistake("token_count", "the tokens no longer match the n + 1 rows of positions: after "
+                "the concatenation there must be exactly one class token per image, in front "
+                "of its n patches (cls_token.expand(batch, -1, -1), not expand(tokens.shape)).",
+                raises=r"must match the size of tensor"),
     ],
 ))

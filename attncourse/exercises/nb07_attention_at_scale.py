@@ -75,6 +75,21 @@ def _not_shifted(m, ell, out, s, v):
     return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
 
 
+def _block_max_as(block_max, block_sum=lambda p: p.sum(-1, keepdim=True)):
+    """The update with this block's max (and sum of weights) computed another way."""
+    def update(m, ell, out, s, v):
+        new_m = torch.maximum(m, block_max(s))
+        rescale = torch.exp(m - new_m)
+        p = torch.exp(s - new_m)
+        return new_m, ell * rescale + block_sum(p), out * rescale + p @ v
+    return update
+
+
+def _old_max_returned(m, ell, out, s, v):
+    _, new_ell, new_out = online_softmax_update(m, ell, out, s, v)
+    return m, new_ell, new_out
+
+
 def _normalised_output(m, ell, out, s, v):
     new_m, new_ell, new_out = online_softmax_update(m, ell, out, s, v)
     return new_m, new_ell, new_out / new_ell
@@ -122,6 +137,23 @@ register(Exercise(
         Mistake("normalised_output", "the output is divided by the running sum. Keep it "
                 "unnormalised, Σ exp(s - max) · v; the division happens once, after the last "
                 "block.", _normalised_output),
+        Mistake("sum_without_keepdim", "p.sum(dim=-1) drops the last axis, so adding it to "
+                "running_sum, (q_len, 1), broadcasts to (q_len, q_len): keep the axis with "
+                "keepdim=True.",
+                _block_max_as(lambda s: s.amax(-1, keepdim=True), lambda p: p.sum(-1))),
+        Mistake("global_max", "the max is taken over the whole block, every query row "
+                "together; each row keeps its own running max: scores.amax(-1, keepdim=True).",
+                _block_max_as(lambda s: s.max())),
+        Mistake("sum_over_everything", "p.sum() adds the weights of every query row together; "
+                "each row has its own running sum: p.sum(-1, keepdim=True).",
+                _block_max_as(lambda s: s.amax(-1, keepdim=True), lambda p: p.sum())),
+        Mistake("old_max_returned", "the state returned holds the old running max; return the "
+                "new one, torch.maximum(running_max, block max): the sum and output are now "
+                "relative to it.", _old_max_returned),
+        Mistake("missing_keepdim", "a max or sum over the last axis dropped it: "
+                "scores.amax(-1) is (q_len,), which lines up with the *columns* of the "
+                "(q_len, 1) state. Keep the axis: amax(-1, keepdim=True), sum(-1, keepdim=True).",
+                raises=r"must match the size of tensor"),
     ],
 ))
 
@@ -152,6 +184,20 @@ def _cat_along(dim, new_first=False):
             ((past_key, key), (past_value, value))
         return tuple(torch.cat(pair, dim=dim) for pair in pairs)
     return append
+
+
+def _stack_along(dim):
+    def append(past_key, past_value, key, value):
+        if past_key is None:
+            return key, value
+        return torch.stack([past_key, key], dim=dim), torch.stack([past_value, value], dim=dim)
+    return append
+
+
+def _key_into_values(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat([past_key, key], dim=-2), torch.cat([past_value, key], dim=-2)
 
 
 def _no_first_step(past_key, past_value, key, value):
@@ -200,5 +246,14 @@ register(Exercise(
         Mistake("no_first_step", "the first step fails: before it there is no cache "
                 "(past_key is None), so return the new key and value as they are.",
                 _no_first_step),
+        Mistake("stacked", "torch.stack adds a new axis, and needs tensors of equal shape; the "
+                "cache grows along the existing sequence axis: torch.cat([past_key, key], "
+                "dim=-2).", _stack_along(2)),
+        Mistake("batch_axis", "torch.cat without dim joins along axis 0, the batch; the new "
+                "positions go along the sequence axis: dim=-2.", _cat_along(0)),
+        Mistake("outputs_swapped", "the outputs are in the wrong order: return (key, value), "
+                "keys first.", lambda pk, pv, k, v: append_kv(pk, pv, k, v)[::-1]),
+        Mistake("key_into_values", "the new *keys* were appended to the values (a copy-paste "
+                "slip?): torch.cat([past_value, value], dim=-2).", _key_into_values),
     ],
 ))

@@ -1,0 +1,1098 @@
+"""Slips: the wrong answers a learner writes first, exercise by exercise, typed as a learner
+would — independently of the probes in attncourse/exercises/nb*.py.
+
+``SLIPS[exercise_id]`` maps each slip to the name of the mistake ``check`` should recognise,
+or to ``None`` for a slip that is only explained (what differs; what an error means), not
+named. The classic mistakes of learner_solutions*.py are not repeated here.
+"""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+# ------------------------------------------------------------------------ softmax
+
+
+def softmax_max_no_keepdim(x):
+    e = torch.exp(x - x.max(dim=-1).values)
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_sum_no_keepdim(x):
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    return e / e.sum(dim=-1)
+
+
+def softmax_max_tuple(x):
+    e = torch.exp(x - torch.max(x, dim=-1, keepdim=True))
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_sum_everything(x):
+    e = torch.exp(x - x.max())
+    return e / e.sum()
+
+
+def softmax_dim_1(x):
+    return torch.softmax(x, dim=1)
+
+
+def softmax_shift_only_on_top(x):
+    m = x.max(dim=-1, keepdim=True).values
+    return torch.exp(x - m) / torch.exp(x).sum(dim=-1, keepdim=True)
+
+
+def softmax_log(x):
+    return F.log_softmax(x, dim=-1)
+
+
+# ------------------------------------------------------------------- qkv projections
+
+
+def qkv_weights_left(x, W_Q, W_K, W_V):
+    return W_Q @ x, W_K @ x, W_V @ x
+
+
+def qkv_mm(x, W_Q, W_K, W_V):
+    return torch.mm(x, W_Q), torch.mm(x, W_K), torch.mm(x, W_V)
+
+
+def qkv_value_from_W_K(x, W_Q, W_K, W_V):
+    Q = x @ W_Q
+    K = x @ W_K
+    V = x @ W_K
+    return Q, K, V
+
+
+def qkv_elementwise(x, W_Q, W_K, W_V):
+    return x * W_Q, x * W_K, x * W_V
+
+
+def qkv_order(x, W_Q, W_K, W_V):
+    Q, K, V = x @ W_Q, x @ W_K, x @ W_V
+    return Q, V, K
+
+
+# ------------------------------------------------------------------------ dot scores
+
+
+def scores_no_transpose(query, key):
+    return query @ key
+
+
+def scores_query_transposed(query, key):
+    return query.T @ key
+
+
+def scores_transpose_0_1(query, key):
+    return torch.matmul(query, key.transpose(0, 1))
+
+
+def scores_softmaxed(query, key):
+    return torch.softmax(query @ key.transpose(-2, -1), dim=-1)
+
+
+def scores_einsum_2d(query, key):
+    return torch.einsum("qd,kd->qk", query, key)
+
+
+def scores_dot(query, key):
+    return torch.dot(query, key)
+
+
+# --------------------------------------------------------------------- scaled scores
+
+
+def scaled_first_size(query, key):
+    return query @ key.transpose(-2, -1) / math.sqrt(query.size(0))
+
+
+def scaled_shape_1(query, key):
+    return query @ key.transpose(-2, -1) / math.sqrt(query.shape[1])
+
+
+def scaled_torch_sqrt(query, key):
+    return query @ key.transpose(-2, -1) / torch.sqrt(query.shape[-1])
+
+
+def scaled_precedence(query, key):
+    d_k = query.shape[-1]
+    return query @ key.transpose(-2, -1) / d_k ** 1 / 2
+
+
+def scaled_then_softmax(query, key):
+    return F.softmax(query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1]), dim=-1)
+
+
+def scaled_dot_T(query, key):
+    return query @ key.T / math.sqrt(query.shape[-1])
+
+
+def scaled_by_sqrt_of_seq_squared(query, key):
+    return query @ key.transpose(-2, -1) / math.sqrt(query.shape[-2] * key.shape[-2])
+
+
+# ----------------------------------------------------------- scaled dot-product attention
+
+
+def sdp_by_sqrt_dv(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(value.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_mask_forgotten(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_mask_not_assigned(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores.masked_fill(mask == 0, -1e9)  # the result is thrown away
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_boolean_index(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores[mask == 0] = float("-inf")
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_softmax_no_dim(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = F.softmax(scores)
+    return weights @ value, weights
+
+
+def sdp_softmax_dim_1(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = torch.softmax(scores, dim=1)
+    return weights @ value, weights
+
+
+def sdp_transpose_1_2(query, key, value, mask=None):
+    scores = query @ key.transpose(1, 2) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_value_first(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return value @ weights, weights
+
+
+def sdp_hand_softmax(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    e = scores.exp()
+    weights = e / e.sum(dim=-1, keepdim=True)
+    return weights @ value, weights
+
+
+def sdp_scales_query_in_place(query, key, value, mask=None):
+    query /= math.sqrt(query.shape[-1])
+    scores = query @ key.transpose(-2, -1)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+# ------------------------------------------------------------------------ causal mask
+
+
+def causal_tril_1(size):
+    return torch.ones(size, size, dtype=torch.bool).tril(1)
+
+
+def causal_int(size):
+    return torch.tril(torch.ones(size, size, dtype=torch.int))
+
+
+def causal_vector(size):
+    return torch.tril(torch.ones(size)).bool()
+
+
+def causal_batched(size):
+    return torch.ones(size, size, dtype=torch.bool).tril().unsqueeze(0)
+
+
+def causal_le(size):
+    i = torch.arange(size)
+    return i.unsqueeze(1) <= i.unsqueeze(0)
+
+
+def causal_not_triu(size):
+    return ~torch.triu(torch.ones(size, size, dtype=torch.bool))
+
+
+# ----------------------------------------------------------------------- padding mask
+
+
+def padding_greater(tokens, pad_id):
+    return (tokens > pad_id).unsqueeze(1)
+
+
+def padding_nonzero(tokens, pad_id):
+    return tokens.bool().unsqueeze(1)
+
+
+def padding_axis_in_front(tokens, pad_id):
+    return (tokens != pad_id).unsqueeze(0)
+
+
+def padding_float(tokens, pad_id):
+    return (tokens != pad_id).unsqueeze(1).float()
+
+
+def padding_for_heads(tokens, pad_id):
+    return (tokens != pad_id)[:, None, None, :]
+
+
+def padding_forgot_to_assign(tokens, pad_id):
+    mask = tokens != pad_id
+    mask.unsqueeze(1)
+    return mask
+
+
+# ------------------------------------------------------------------------ split heads
+
+
+def split_transpose_2_3(x, num_heads):
+    batch, seq, d_model = x.shape
+    return x.view(batch, seq, num_heads, d_model // num_heads).transpose(2, 3)
+
+
+def split_float_d_k(x, num_heads):
+    batch, seq, d_model = x.shape
+    d_k = d_model / num_heads
+    return x.view(batch, seq, num_heads, d_k).transpose(1, 2)
+
+
+def split_stack_default_dim(x, num_heads):
+    return torch.stack(x.chunk(num_heads, dim=-1))
+
+
+def split_by_size(x, num_heads):
+    return torch.stack(x.split(num_heads, dim=-1), dim=1)
+
+
+def split_permute_seq_last(x, num_heads):
+    batch, seq, d_model = x.shape
+    return x.reshape(batch, seq, num_heads, -1).permute(0, 2, 3, 1)
+
+
+def split_chunk_seq(x, num_heads):
+    return torch.stack(x.chunk(num_heads, dim=1), dim=1)
+
+
+# ------------------------------------------------------------------------ merge heads
+
+
+def merge_cat_on_seq(x):
+    return torch.cat([x[:, i] for i in range(x.shape[1])], dim=1)
+
+
+def merge_reversed(x):
+    return torch.cat([x[:, i] for i in reversed(range(x.shape[1]))], dim=-1)
+
+
+def merge_transpose_2_3(x):
+    batch, heads, seq, d_k = x.shape
+    return x.transpose(2, 3).reshape(batch, seq, heads * d_k)
+
+
+def merge_sum(x):
+    return x.sum(dim=1)
+
+
+def merge_flatten_2(x):
+    return x.flatten(2)
+
+
+def merge_flatten_1(x):
+    return x.transpose(1, 2).flatten(1)
+
+
+# ----------------------------------------------------------------- multi-head forward
+
+
+def _split(t, h):
+    b, s, d = t.shape
+    return t.view(b, s, h, d // h).transpose(1, 2)
+
+
+def _merge(t):
+    b, h, s, d_k = t.shape
+    return t.transpose(1, 2).reshape(b, s, h * d_k)
+
+
+def _heads_mask(mask):
+    return mask.unsqueeze(1) if mask is not None and mask.dim() == 3 else mask
+
+
+def _attend(q, k, v, mask):
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    return torch.softmax(scores, dim=-1) @ v
+
+
+def mh_W_O_transposed(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    return _merge(_attend(q, k, v, _heads_mask(mask))) @ W_O.T
+
+
+def mh_heads_reversed(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    heads = _attend(q, k, v, _heads_mask(mask))
+    return torch.cat([heads[:, i] for i in range(num_heads - 1, -1, -1)], dim=-1) @ W_O
+
+
+def mh_transpose_2_3(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    b, s, d = x.shape
+    d_k = d // num_heads
+    q, k, v = ((x @ W).view(b, s, num_heads, d_k).transpose(2, 3) for W in (W_Q, W_K, W_V))
+    out = _attend(q, k, v, _heads_mask(mask))
+    return out.transpose(2, 3).reshape(b, s, d) @ W_O
+
+
+def mh_mask_forgotten(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    return _merge(_attend(q, k, v, None)) @ W_O
+
+
+def mh_mask_always_unsqueezed(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    return _merge(_attend(q, k, v, None if mask is None else mask.unsqueeze(1))) @ W_O
+
+
+def mh_linear_convention(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = (_split(x @ W.T, num_heads) for W in (W_Q, W_K, W_V))
+    return _merge(_attend(q, k, v, _heads_mask(mask))) @ W_O.T
+
+
+def mh_view_after_transpose(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    b, s, d = x.shape
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    return _attend(q, k, v, _heads_mask(mask)).transpose(1, 2).view(b, s, d) @ W_O
+
+
+# -------------------------------------------------------------- decoder layer forward
+
+
+def decoder_tgt_mask_in_cross(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, tgt_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_src_mask_in_self(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, src_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_both_masks_in_self(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask & src_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_outer_x_in_self(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda _: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, lambda h: layer.src_attn(h, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_outer_x_in_cross(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda h: layer.self_attn(h, h, h, tgt_mask))
+    x = layer.sublayer[1](x, lambda h: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_outer_x_everywhere(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda h: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, lambda h: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_no_src_mask(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_no_feed_forward(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    return layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+
+
+def decoder_feed_forward_direct(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.feed_forward(x)
+
+
+def decoder_residual_twice(layer, x, memory, src_mask, tgt_mask):
+    x = x + layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = x + layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return x + layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_sublayer_given_a_tensor(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def decoder_sublayer_one_argument(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](layer.feed_forward(x))
+
+
+# ------------------------------------------------------------------------ target mask
+
+
+def target_greater(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens > pad_id).unsqueeze(1) & torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def target_tril_1(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != pad_id).unsqueeze(1) & torch.ones(n, n, dtype=torch.bool).tril(1)
+
+
+def target_triu(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != pad_id).unsqueeze(1) & torch.ones(n, n, dtype=torch.bool).triu()
+
+
+def target_float_causal(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != pad_id).unsqueeze(1) & torch.tril(torch.ones(n, n))
+
+
+def target_multiplied(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != pad_id).unsqueeze(1).float() * torch.tril(torch.ones(n, n))
+
+
+def target_pad_zero(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != 0).unsqueeze(1) & torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def target_no_query_axis(tokens, pad_id):
+    n = tokens.shape[1]
+    return (tokens != pad_id) & torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def target_len_of_tokens(tokens, pad_id):
+    n = len(tokens)
+    return (tokens != pad_id).unsqueeze(1) & torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+# ----------------------------------------------------------------- position influence
+
+
+def influence_all_features(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[:, j] += nudge
+        out[:, j] = (f(x2) - base).abs().amax(dim=(0, 2))
+    return out
+
+
+def influence_summed(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[:, j, 0] += nudge
+        out[:, j] = (f(x2) - base).abs().sum(dim=(0, 2))
+    return out
+
+
+def influence_one_number(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[:, j, 0] += nudge
+        out[:, j] = (f(x2) - base).abs().max()
+    return out
+
+
+def influence_batch_index(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[j, :, 0] += nudge
+        out[:, j] = (f(x2) - base).abs().amax(dim=(0, 2))
+    return out
+
+
+def influence_features_only(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[:, j, 0] += nudge
+        out[:, j] = (f(x2) - base).abs().amax(dim=-1)
+    return out
+
+
+def influence_against_input(f, x, nudge=1.0):
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[:, j, 0] += nudge
+        out[:, j] = (f(x2) - x).abs().amax(dim=(0, 2))
+    return out
+
+
+def influence_alias(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x
+        x2[:, j, 0] += nudge
+        out[:, j] = (f(x2) - base).abs().amax(dim=(0, 2))
+        x2[:, j, 0] -= nudge
+    return out
+
+
+# -------------------------------------------------------------------------- patchify
+
+
+def patchify_h_w_swapped(images, patch_size):
+    b, c, h, w = images.shape
+    p = patch_size
+    x = images.reshape(b, c, w // p, p, h // p, p).permute(0, 2, 4, 1, 3, 5)
+    return x.reshape(b, -1, c * p * p)
+
+
+def patchify_unfold_no_permute(images, patch_size):
+    b, c = images.shape[:2]
+    p = patch_size
+    x = images.unfold(2, p, p).unfold(3, p, p)  # (b, c, rows, cols, p, p)
+    return x.reshape(b, -1, c * p * p)
+
+
+def patchify_view_after_permute(images, patch_size):
+    b, c, h, w = images.shape
+    p = patch_size
+    x = images.view(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
+    return x.view(b, -1, c * p * p)
+
+
+def patchify_float_division(images, patch_size):
+    b, c, h, w = images.shape
+    p = patch_size
+    x = images.reshape(b, c, h / p, p, w / p, p).permute(0, 2, 4, 1, 3, 5)
+    return x.reshape(b, -1, c * p * p)
+
+
+def patchify_forgot_channels(images, patch_size):
+    b, c, h, w = images.shape
+    p = patch_size
+    x = images.reshape(b, c, h // p, p, w // p, p).permute(0, 2, 4, 1, 3, 5)
+    return x.reshape(b, -1, p * p)
+
+
+def patchify_loops_columns_inner_swapped(images, patch_size):
+    p = patch_size
+    tokens = []
+    for r in range(0, images.shape[2], p):
+        for c in range(0, images.shape[3], p):
+            tokens.append(images[:, :, c:c + p, r:r + p].flatten(1))
+    return torch.stack(tokens, dim=1)
+
+
+# --------------------------------------------------------------------- embed patches
+
+
+def embed_weight_2d(images, weight, bias, patch_size):
+    return F.conv2d(images, weight, bias, stride=patch_size).flatten(2).transpose(1, 2)
+
+
+def embed_kernel_p_p_c(images, weight, bias, patch_size):
+    p = patch_size
+    kernel = weight.reshape(weight.shape[0], p, p, -1)
+    return F.conv2d(images, kernel, bias, stride=p).flatten(2).transpose(1, 2)
+
+
+def embed_flatten_1(images, weight, bias, patch_size):
+    c = images.shape[1]
+    out = F.conv2d(images, weight.view(-1, c, patch_size, patch_size), bias, stride=patch_size)
+    return out.flatten(1).transpose(1, 2)
+
+
+def embed_kernel_size_keyword(images, weight, bias, patch_size):
+    c = images.shape[1]
+    kernel = weight.view(-1, c, patch_size, patch_size)
+    return F.conv2d(images, kernel, bias, kernel_size=patch_size).flatten(2).transpose(1, 2)
+
+
+def embed_bias_on_maps(images, weight, bias, patch_size):
+    c = images.shape[1]
+    out = F.conv2d(images, weight.view(-1, c, patch_size, patch_size), stride=patch_size)
+    return (out + bias).flatten(2).transpose(1, 2)
+
+
+def embed_permute_wrong(images, weight, bias, patch_size):
+    c = images.shape[1]
+    out = F.conv2d(images, weight.view(-1, c, patch_size, patch_size), bias, stride=patch_size)
+    return out.permute(0, 3, 2, 1).flatten(1, 2)
+
+
+# ---------------------------------------------------------- class token and positions
+
+
+def cls_cat_dim0(tokens, cls_token, positions):
+    return torch.cat([cls_token, tokens], dim=0) + positions
+
+
+def cls_cat_last_dim(tokens, cls_token, positions):
+    cls = cls_token.expand(tokens.shape[0], -1, -1)
+    return torch.cat([cls, tokens], dim=-1) + positions
+
+
+def cls_no_positions(tokens, cls_token, positions):
+    cls = cls_token.expand(tokens.shape[0], -1, -1)
+    return torch.cat([cls, tokens], dim=1)
+
+
+def cls_expanded_to_tokens(tokens, cls_token, positions):
+    return torch.cat([cls_token.expand(tokens.shape), tokens], dim=1) + positions
+
+
+def cls_gets_last_position(tokens, cls_token, positions):
+    cls = cls_token.expand(tokens.shape[0], -1, -1)
+    n = tokens.shape[1]
+    return torch.cat([cls + positions[:, n:], tokens + positions[:, :n]], dim=1)
+
+
+def cls_positions_times(tokens, cls_token, positions):
+    cls = cls_token.expand(tokens.shape[0], -1, -1)
+    return torch.cat([cls, tokens], dim=1) * positions
+
+
+# -------------------------------------------------------------- online softmax update
+
+
+def online_max_tuple(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.max(dim=-1, keepdim=True))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return m, c * running_sum + p.sum(-1, keepdim=True), c * output + p @ values
+
+
+def online_max_no_keepdim(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.amax(dim=-1))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return m, c * running_sum + p.sum(-1, keepdim=True), c * output + p @ values
+
+
+def online_sum_no_keepdim(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return m, c * running_sum + p.sum(-1), c * output + p @ values
+
+
+def online_global_max(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.max())
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return m, c * running_sum + p.sum(-1, keepdim=True), c * output + p @ values
+
+
+def online_in_place(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    running_sum *= c
+    running_sum += p.sum(-1, keepdim=True)
+    output *= c
+    output += p @ values
+    return m, running_sum, output
+
+
+def online_sum_of_everything(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return m, c * running_sum + p.sum(), c * output + p @ values
+
+
+# ------------------------------------------------------------------------- append_kv
+
+
+def append_stack(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.stack([past_key, key], dim=2), torch.stack([past_value, value], dim=2)
+
+
+def append_default_dim(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat([past_key, key]), torch.cat([past_value, value])
+
+
+def append_if_not(past_key, past_value, key, value):
+    if not past_key:
+        return key, value
+    return torch.cat([past_key, key], dim=2), torch.cat([past_value, value], dim=2)
+
+
+def append_cat_without_list(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat(past_key, key, dim=2), torch.cat(past_value, value, dim=2)
+
+
+def append_key_into_values(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat([past_key, key], dim=-2), torch.cat([past_value, key], dim=-2)
+
+
+def append_dim_1_2_mixed(past_key, past_value, key, value):
+    if past_key is None:
+        return key, value
+    return torch.cat([past_key, key], dim=2), torch.cat([past_value, value], dim=1)
+
+
+SLIPS = {
+    "softmax": {
+        softmax_max_no_keepdim: "max_without_keepdim",
+        softmax_sum_no_keepdim: "sum_without_keepdim",
+        softmax_max_tuple: "max_returns_a_pair",
+        softmax_sum_everything: "normalised_over_everything",
+        softmax_dim_1: "dim_1",
+        softmax_shift_only_on_top: "shift_on_top_only",
+        softmax_log: "log_softmax",
+    },
+    "qkv_projections": {
+        qkv_weights_left: "weights_on_the_left",
+        qkv_mm: "mm_2d_only",
+        qkv_value_from_W_K: "value_from_W_K",
+        qkv_elementwise: "weights_on_the_left",
+        qkv_order: None,
+    },
+    "dot_scores": {
+        scores_no_transpose: "key_not_transposed",
+        scores_query_transposed: "query_transposed",
+        scores_transpose_0_1: "transpose_2d_only",
+        scores_softmaxed: "softmax_too_early",
+        scores_einsum_2d: "einsum_without_batch",
+        scores_dot: "dot_of_vectors",
+    },
+    "scaled_scores": {
+        scaled_first_size: "first_size",
+        scaled_shape_1: "second_size",
+        scaled_torch_sqrt: "number_not_tensor",
+        scaled_precedence: "power_precedence",
+        scaled_then_softmax: "softmax_too_early",
+        scaled_dot_T: "transpose_2d_only",
+        scaled_by_sqrt_of_seq_squared: None,
+    },
+    "scaled_dot_product": {
+        sdp_by_sqrt_dv: "divide_by_sqrt_d_v",
+        sdp_mask_forgotten: "mask_ignored",
+        sdp_mask_not_assigned: "mask_ignored",
+        sdp_boolean_index: "boolean_index_mask",
+        sdp_softmax_no_dim: "softmax_without_dim",
+        sdp_softmax_dim_1: "softmax_dim_1",
+        sdp_transpose_1_2: "transpose_1_2",
+        sdp_value_first: "shapes_chain",
+        sdp_hand_softmax: "softmax_overflows",
+        sdp_scales_query_in_place: "changed_input_in_place",
+    },
+    "causal_mask": {
+        causal_tril_1: "one_step_ahead",
+        causal_int: "integer_mask",
+        causal_vector: "vector_not_square",
+        causal_batched: None,
+        causal_le: "mirrored",
+        causal_not_triu: "no_diagonal",
+    },
+    "padding_mask": {
+        padding_greater: "greater_than_pad",
+        padding_nonzero: "pad_id_ignored",
+        padding_axis_in_front: "axis_in_front",
+        padding_float: "float_mask",
+        padding_for_heads: "head_axis_too",
+        padding_forgot_to_assign: "no_query_axis",
+    },
+    "split_heads": {
+        split_transpose_2_3: "transpose_2_3",
+        split_float_d_k: "float_size",
+        split_stack_default_dim: "heads_first",
+        split_by_size: "split_by_size",
+        split_permute_seq_last: "seq_last",
+        split_chunk_seq: None,
+    },
+    "merge_heads": {
+        merge_cat_on_seq: "cat_along_seq",
+        merge_reversed: "heads_reversed",
+        merge_transpose_2_3: "transpose_2_3",
+        merge_sum: "summed_heads",
+        merge_flatten_2: "flatten_without_transpose",
+        merge_flatten_1: "flatten_too_much",
+    },
+    "multi_head_forward": {
+        mh_W_O_transposed: "W_O_transposed",
+        mh_heads_reversed: "heads_reversed",
+        mh_transpose_2_3: "split_transpose_2_3",
+        mh_mask_forgotten: "mask_ignored",
+        mh_mask_always_unsqueezed: "square_mask_unsqueezed",
+        mh_linear_convention: "linear_convention",
+        mh_view_after_transpose: "view_after_transpose",
+    },
+    "decoder_layer_forward": {
+        decoder_tgt_mask_in_cross: "tgt_mask_in_cross_attention",
+        decoder_src_mask_in_self: "src_mask_in_self_attention",
+        decoder_both_masks_in_self: "mask_shapes",
+        decoder_outer_x_in_self: "outer_x_in_self_attention",
+        decoder_outer_x_in_cross: "outer_x_in_cross_attention",
+        decoder_outer_x_everywhere: "outer_x_everywhere",
+        decoder_no_src_mask: "no_src_mask",
+        decoder_no_feed_forward: "no_feed_forward",
+        decoder_feed_forward_direct: "feed_forward_without_sublayer",
+        decoder_residual_twice: "residual_twice",
+        decoder_sublayer_given_a_tensor: "sublayer_needs_a_function",
+        decoder_sublayer_one_argument: "sublayer_needs_a_function",
+    },
+    "target_mask": {
+        target_greater: "greater_than_pad",
+        target_tril_1: "one_step_ahead",
+        target_triu: "mirrored",
+        target_float_causal: "float_and_bool",
+        target_multiplied: "float_mask",
+        target_pad_zero: "pad_id_ignored",
+        target_no_query_axis: "no_query_axis",
+        target_len_of_tokens: "seq_from_batch",
+    },
+    "position_influence": {
+        influence_all_features: "nudged_every_feature",
+        influence_summed: "summed",
+        influence_one_number: "one_number_per_column",
+        influence_batch_index: "batch_index",
+        influence_features_only: "max_over_features_only",
+        influence_against_input: "compared_with_input",
+        influence_alias: "changed_input_in_place",
+    },
+    "patchify": {
+        patchify_h_w_swapped: "height_width_swapped",
+        patchify_unfold_no_permute: "unfold_without_permute",
+        patchify_view_after_permute: "view_after_transpose",
+        patchify_float_division: "float_size",
+        patchify_forgot_channels: "channels_forgotten",
+        patchify_loops_columns_inner_swapped: None,
+    },
+    "embed_patches": {
+        embed_weight_2d: "weight_not_reshaped",
+        embed_kernel_p_p_c: "kernel_shape",
+        embed_flatten_1: "flatten_axes",
+        embed_kernel_size_keyword: None,
+        embed_bias_on_maps: None,
+        embed_permute_wrong: "grid_transposed",
+    },
+    "add_class_token_and_positions": {
+        cls_cat_dim0: "wrong_cat_axis",
+        cls_cat_last_dim: "wrong_cat_axis",
+        cls_no_positions: "no_positions",
+        cls_expanded_to_tokens: "token_count",
+        cls_gets_last_position: "class_token_gets_last_position",
+        cls_positions_times: None,
+    },
+    "online_softmax_update": {
+        online_max_tuple: "max_returns_a_pair",
+        online_max_no_keepdim: "missing_keepdim",
+        online_sum_no_keepdim: "sum_without_keepdim",
+        online_global_max: "global_max",
+        online_in_place: "changed_input_in_place",
+        online_sum_of_everything: "sum_over_everything",
+    },
+    "append_kv": {
+        append_stack: "stacked",
+        append_default_dim: "batch_axis",
+        append_if_not: "truth_of_a_tensor",
+        append_cat_without_list: "cat_needs_a_list",
+        append_key_into_values: "key_into_values",
+        append_dim_1_2_mixed: None,
+    },
+}
+
+
+# ------------------------------------------------------------------------------------------
+# A second round, written after the catalogs' probes for the first, to see how far they reach.
+# ------------------------------------------------------------------------------------------
+
+
+def softmax_mean_shift(x):
+    e = torch.exp(x - x.mean(dim=-1, keepdim=True))
+    return e / e.sum(dim=-1, keepdim=True)
+
+
+def softmax_module_default(x):
+    return torch.nn.Softmax()(x)
+
+
+def qkv_two_outputs(x, W_Q, W_K, W_V):
+    return x @ W_Q, x @ W_K
+
+
+def scores_bmm(query, key):
+    return torch.bmm(query, key.transpose(1, 2))
+
+
+def scaled_len_of_query(query, key):
+    return query @ key.transpose(-2, -1) / math.sqrt(len(query))
+
+
+def sdp_tiny_fill(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, 1e-9)
+    weights = scores.softmax(dim=-1)
+    return weights @ value, weights
+
+
+def sdp_returns_scores(query, key, value, mask=None):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, -1e9)
+    return scores.softmax(dim=-1) @ value, scores
+
+
+def causal_triu_transposed(size):
+    return torch.triu(torch.ones(size, size, dtype=torch.bool), diagonal=1).T
+
+
+def padding_int(tokens, pad_id):
+    return tokens.ne(pad_id).unsqueeze(1).int()
+
+
+def split_transpose_0_1(x, num_heads):
+    batch, seq, d_model = x.shape
+    return x.view(batch, seq, num_heads, d_model // num_heads).transpose(0, 1)
+
+
+def merge_permute_view(x):
+    batch, heads, seq, d_k = x.shape
+    return x.permute(0, 2, 1, 3).view(batch, seq, heads * d_k)
+
+
+def mh_sdpa_mask_as_is(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+    q, k, v = _split(x @ W_Q, num_heads), _split(x @ W_K, num_heads), _split(x @ W_V, num_heads)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=None if mask is None else mask.bool())
+    return _merge(out) @ W_O
+
+
+def decoder_sublayers_swapped(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[1](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer[0](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def target_pads_rows_and_columns(tokens, pad_id):
+    n = tokens.shape[1]
+    real = tokens != pad_id
+    return real[:, :, None] & real[:, None, :] & torch.tril(torch.ones(n, n, dtype=torch.bool))
+
+
+def influence_feature_j(f, x, nudge=1.0):
+    base = f(x)
+    seq = x.shape[1]
+    out = torch.zeros(seq, seq)
+    for j in range(seq):
+        x2 = x.clone()
+        x2[..., j] += nudge
+        out[:, j] = (f(x2) - base).abs().amax(dim=(0, 2))
+    return out
+
+
+def patchify_unfold_no_stride(images, patch_size):
+    return F.unfold(images, kernel_size=patch_size).transpose(1, 2)
+
+
+def embed_padding(images, weight, bias, patch_size):
+    c = images.shape[1]
+    kernel = weight.view(-1, c, patch_size, patch_size)
+    out = F.conv2d(images, kernel, bias, stride=patch_size, padding=1)
+    return out.flatten(2).transpose(1, 2)
+
+
+def cls_repeat_two_counts(tokens, cls_token, positions):
+    return torch.cat([cls_token.repeat(tokens.shape[0], 1), tokens], dim=1) + positions
+
+
+def online_returns_old_max(running_max, running_sum, output, scores, values):
+    m = torch.maximum(running_max, scores.amax(dim=-1, keepdim=True))
+    c = torch.exp(running_max - m)
+    p = torch.exp(scores - m)
+    return running_max, c * running_sum + p.sum(-1, keepdim=True), c * output + p @ values
+
+
+def append_swapped_outputs(past_key, past_value, key, value):
+    if past_key is None:
+        return value, key
+    return torch.cat([past_value, value], dim=-2), torch.cat([past_key, key], dim=-2)
+
+
+SECOND_ROUND = {
+    "softmax": {softmax_mean_shift: "min_shift", softmax_module_default: "implicit_dim"},
+    "qkv_projections": {qkv_two_outputs: None},
+    "dot_scores": {scores_bmm: "transpose_1_2"},
+    "scaled_scores": {scaled_len_of_query: "first_size"},
+    "scaled_dot_product": {sdp_tiny_fill: "mask_with_zero", sdp_returns_scores: "scores_returned"},
+    "causal_mask": {causal_triu_transposed: "no_diagonal"},
+    "padding_mask": {padding_int: "integer_mask"},
+    "split_heads": {split_transpose_0_1: "transpose_0_1"},
+    "merge_heads": {merge_permute_view: "view_after_transpose"},
+    "multi_head_forward": {mh_sdpa_mask_as_is: "mask_without_head_axis"},
+    "decoder_layer_forward": {decoder_sublayers_swapped: "sublayers_swapped"},
+    "target_mask": {target_pads_rows_and_columns: "pads_queries"},
+    "position_influence": {influence_feature_j: "nudged_feature_j"},
+    "patchify": {patchify_unfold_no_stride: "unfold_overlapping"},
+    "embed_patches": {embed_padding: None},
+    "add_class_token_and_positions": {cls_repeat_two_counts: "repeat_counts"},
+    "online_softmax_update": {online_returns_old_max: "old_max_returned"},
+    "append_kv": {append_swapped_outputs: "outputs_swapped"},
+}
