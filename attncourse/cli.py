@@ -12,7 +12,7 @@ from attncourse.errors import CourseError
 def _doctor(args):
     from attncourse.envcheck import doctor
 
-    report = doctor()
+    report = doctor(grading=True)
     print(report)
     return 0 if report.ok else 1
 
@@ -44,7 +44,9 @@ def _solve(args):
 
 
 def _grade(args):
-    from attncourse.instructor.grade import Limits, grade, summary, write_csv
+    from attncourse.instructor.grade import Limits, grade
+    from attncourse.instructor.report import printable, summary, write_csv
+    from attncourse.instructor.sandbox import NO_SANDBOX
 
     out = Path(args.output)
     if out.suffix == ".ipynb" or any(out.exists() and Path(s).exists() and out.samefile(s)
@@ -52,17 +54,19 @@ def _grade(args):
         raise CourseError(f"{out} looks like a submission; write the grades to a .csv file.")
     limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
                     memory_mb=args.memory_mb)
+    if args.no_sandbox:
+        print(f"warning: {NO_SANDBOX}", file=sys.stderr, flush=True)
     count, finished = len(args.submissions), itertools.count(1)
 
     def progress(path, report):
         points = sum(r.points for r in report.rows)
-        print(f"[{next(finished)}/{count}] {path}: {points}/{len(report.rows)}", file=sys.stderr,
-              flush=True)
+        print(f"[{next(finished)}/{count}] {printable(path)}: {points}/{len(report.rows)}",
+              file=sys.stderr, flush=True)
 
-    reports = grade(args.submissions, limits, notebook=args.notebook, jobs=args.jobs,
-                    on_done=progress)
-    write_csv(reports, out)
-    print(summary(reports))
+    graded = grade(args.submissions, limits, notebook=args.notebook, jobs=args.jobs,
+                   on_done=progress, sandbox=not args.no_sandbox)
+    write_csv(graded.reports, out)
+    print(summary(graded))
     print(f"\nwrote {out}")
     return 0
 
@@ -114,7 +118,11 @@ def _instructor_commands(sub):
     grade.add_argument("--notebook-timeout", type=float, default=600, metavar="SECONDS",
                        help="per notebook, restarts included (default 600)")
     grade.add_argument("--memory-mb", type=int, default=4096, metavar="MB",
-                       help="memory per kernel, enforced on Linux (default 4096)")
+                       help="memory a kernel may map beyond its start, shared memory "
+                            "included; enforced on Linux (default 4096)")
+    grade.add_argument("--no-sandbox", action="store_true",
+                       help="run kernels without the sandbox (where bubblewrap is missing); "
+                            "only for notebooks you trust")
     grade.add_argument("--jobs", type=int, default=min(2, os.cpu_count() or 1), metavar="N",
                        help="submissions graded at once (default 2)")
     grade.add_argument("--notebook", metavar="NN",
@@ -149,7 +157,8 @@ def build_parser():
     parser = argparse.ArgumentParser(prog="attncourse",
                                      description="Tools for the attention course.")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    sub.add_parser("doctor", help="check this machine: versions, CPU/GPU").set_defaults(func=_doctor)
+    sub.add_parser("doctor", help="check this machine: versions, CPU/GPU, grading sandbox"
+                   ).set_defaults(func=_doctor)
     sub.add_parser("progress", help="show your exercises and quiz answers").set_defaults(
         func=_progress)
     sub.add_parser("exercises", help="list every exercise").set_defaults(func=_exercises)

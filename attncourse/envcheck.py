@@ -1,4 +1,5 @@
-"""An environment check: versions, CPU/GPU, and where progress is kept.
+"""An environment check: versions, CPU/GPU, where progress is kept and (for instructors)
+whether graded kernels can be sandboxed.
 
 Run it as ``attncourse doctor`` in a terminal or ``attncourse.doctor()`` in a notebook.
 """
@@ -42,8 +43,19 @@ class Report:
         return "\n".join(lines)
 
 
-def doctor():
-    """Versions of what the course uses, and which device attention will run on."""
+def _grading_sandbox():
+    """Whether ``attncourse grade`` can sandbox the kernels that run submissions here."""
+    from attncourse.instructor.sandbox import check_sandbox
+
+    found = check_sandbox()
+    if found.available:
+        return f"{found.detail}: each graded kernel runs isolated (see the README)"
+    return f"none — {found.detail}; `attncourse grade` refuses without --no-sandbox"
+
+
+def doctor(grading=False):
+    """Versions of what the course uses, which device attention will run on, and (with
+    ``grading``) whether graded kernels can be sandboxed on this machine."""
     from attncourse import __version__
     from attncourse.progress_file import progress_path
 
@@ -66,4 +78,6 @@ def doctor():
         rows.append(("torch", f"cannot be imported ({type(exc).__name__}: {exc})"))
         ok = False
     rows.append(("progress file", _shown_path(progress_path())))
+    if grading:
+        rows.append(("grading sandbox", _grading_sandbox()))
     return Report(rows, ok)

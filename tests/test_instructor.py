@@ -1,45 +1,52 @@
-"""The instructor's toolkit: solved notebooks, grading that cannot be gamed, fresh copies,
-nbgrader export. The grading tests run a whole (small) class of real notebooks — right,
-wrong and hostile — through the grader once, then check each submission's rows."""
+"""The instructor's toolkit: solved notebooks, grading (what is graded, what comes back,
+what is written — the sandboxed kernels and a hostile class are in test_grader_hostile.py),
+fresh copies, nbgrader export."""
 
 import csv
 import hashlib
 import importlib.util
+import json
+import os
+import pickle
 import re
 import shutil
+import struct
 import subprocess
 import sys
+import time
 import zipfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import nbformat
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from instructor_notebooks import (
-    CAUSAL_RIGHT,
-    CAUSAL_WRONG,
-    IMPORTS,
-    PADDING_RIGHT,
-    PADDING_STUB,
-    code,
-    exercise,
-    learner,
-    notebook,
-    write,
-)
+from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, notebook, write
 
 import attncourse
 from attncourse.cli import main
 from attncourse.errors import CourseError
-from attncourse.exercises import Case, Exercise, all_exercises, check
-from attncourse.instructor import course_files
+from attncourse.exercises import Case, Exercise, all_exercises, check, get
+from attncourse.exercises.engine import ASSIGNMENT_MODE, CATALOGS, Outcome
+from attncourse.exercises.engine import solution as show_solution
+from attncourse.instructor import course_files, sandbox, transport
+from attncourse.instructor import grade as grade_module
 from attncourse.instructor.course_files import course_notebook, exercise_cells, read_notebook
-from attncourse.instructor.grade import Limits, exercises_of, grade, write_csv
-from attncourse.instructor.nbgrader import BEGIN, END, export_nbgrader, solution_source
+from attncourse.instructor.grade import Graded, choose_notebook
+from attncourse.instructor.nbgrader import (
+    BEGIN,
+    END,
+    SETUP_SOURCE,
+    export_nbgrader,
+    solution_source,
+)
+from attncourse.instructor.report import MAX_MESSAGE, Report, Row, clean, summary, write_csv
 from attncourse.instructor.reset import fetch, reset
+from attncourse.instructor.sandbox import Isolation, SandboxCheck
 from attncourse.instructor.solve import solution, solve
+from attncourse.instructor.transport import TransportError
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
@@ -143,252 +150,169 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
 
 
 # --------------------------------------------------------------------------------------
-# grade: a class of right, wrong and hostile submissions, graded once
+# grade: what is graded, what comes back, what is written. The kernels themselves, and a
+# whole class of hostile notebooks, are in test_grader_hostile.py (they need the sandbox).
 # --------------------------------------------------------------------------------------
 
-TAMPER_CHECK = """\
-import attncourse
-import attncourse.exercises
-import attncourse.exercises.engine as engine
-from attncourse.exercises.engine import CheckResult
 
-def check(exercise_id, fn):
-    print("[%s] ✓ passed: all cases match the reference" % exercise_id)
-    return CheckResult(exercise_id, True, "all cases match the reference")
-
-attncourse.check = attncourse.exercises.check = engine.check = check
-engine.judge = lambda exercise, cases, outcomes: CheckResult(exercise.id, True, "ok")
-engine.difference = lambda *args, **kwargs: None
-print("causal_mask: ✓ passed")"""
-
-PATCH_TORCH = """\
-import torch
-import torch.testing
-torch.allclose = lambda *args, **kwargs: True
-torch.equal = lambda *args, **kwargs: True
-torch.testing.assert_close = lambda *args, **kwargs: None
-torch.Tensor.__ne__ = lambda self, other: torch.zeros_like(self, dtype=torch.bool)"""
-
-EDIT_PACKAGE = """\
-import importlib
-import pathlib
-import attncourse
-import attncourse.exercises.engine as engine
-package = pathlib.Path(attncourse.__file__).parent
-assert "attncourse-grade-" in str(package), "the kernel must see a private copy of the package"
-path = package / "exercises" / "engine.py"
-path.write_text(path.read_text() + "\\ndef difference(*args, **kwargs):\\n    return None\\n")
-importlib.reload(engine)"""
-
-PICKLE_BOMB = """\
-import pathlib
-import torch
-
-class Bomb:
-    def __reduce__(self):
-        return (pathlib.Path.touch, (pathlib.Path({marker!r}),))
-
-torch.save = lambda obj, path, *args, **kwargs: open(path, "wb").write(
-    __import__("pickle").dumps({{"status": "ok", "outcomes": [Bomb()]}}))"""
-
-DELETE_OTHERS = """\
-import os
-for name in ("right.ipynb", "../right.ipynb", "../../right.ipynb", "../work/right.ipynb"):
-    try:
-        os.remove(name)
-    except OSError:
-        pass
-for name in ("deleter.ipynb", "../deleter.ipynb", "wrong.ipynb", "../wrong.ipynb"):
-    with open(name, "w") as f:
-        f.write("{}")"""
-
-EAT_MEMORY = """\
-def eat():
-    blocks = []
-    while True:
-        blocks.append(torch.ones(25_000_000))
-
-eat()"""
+def test_which_notebook_a_run_grades():
+    catalogue = {e.id: e for e in all_exercises()}
+    masking, welcome = ["causal_mask", "padding_mask"], ["softmax"]
+    assert choose_notebook(catalogue, [masking, masking + welcome, ["padding_mask"]]) == \
+        "03_masking"
+    assert choose_notebook(catalogue, [masking, welcome]) is None  # a tie: say which
+    assert choose_notebook(catalogue, [[], ["nope"]]) is None
+    assert choose_notebook(catalogue, [welcome], notebook="03") == "03_masking"
+    with pytest.raises(CourseError, match="--notebook 99"):
+        choose_notebook(catalogue, [], notebook="99")
 
 
-def _class(marker):
-    """submission name -> notebook (or raw text for a file that is not a notebook)."""
-    lost_tag = learner()
-    for cell in lost_tag.cells:  # the padding_mask cell retyped: no tag, no metadata
-        if cell.metadata.get("attncourse", {}).get("exercise") == "padding_mask":
-            cell.metadata = {}
-    return {
-        "right": learner(),
-        "wrong": learner(causal=CAUSAL_WRONG, padding=PADDING_STUB),
-        "fake_check": learner(causal=CAUSAL_WRONG, padding=PADDING_STUB, before=[TAMPER_CHECK],
-                              after=["print('✓ passed ' * 3)"]),
-        "patched_torch": learner(causal=CAUSAL_WRONG, before=[PATCH_TORCH]),
-        "edited_package": learner(causal=CAUSAL_WRONG, before=[EDIT_PACKAGE]),
-        "pickle_bomb": learner(before=[PICKLE_BOMB.format(marker=str(marker))]),
-        "infinite_loop": learner(between=["while True:\n    pass"]),
-        "loop_in_function": learner(causal="def causal_mask(size):\n    while True:\n"
-                                           "        pass"),
-        # the memory limit is Linux's: elsewhere this one would eat the machine
-        **({"memory_eater": learner(between=[EAT_MEMORY])} if sys.platform == "linux" else {}),
-        "crash": learner(between=["import os\nos._exit(1)"]),
-        "syntax_error": learner(causal="def causal_mask(size)\n    return torch.ones(size)"),
-        "raises": learner(before=["raise ValueError('a cell that raises')"]),
-        "deleted_cell": notebook(code(IMPORTS), exercise("causal_mask", CAUSAL_RIGHT)),
-        "reordered": notebook(exercise("padding_mask", PADDING_RIGHT),
-                              exercise("causal_mask", CAUSAL_RIGHT), code(IMPORTS)),
-        "lost_tag": lost_tag,
-        "returns_numpy": learner(causal="def causal_mask(size):\n    import numpy as np\n"
-                                        "    return np.tril(np.ones((size, size), dtype=bool))"),
-        "deleter": learner(before=[DELETE_OTHERS]),
-        "not_json": "{ this is not a notebook",
-    }
+def test_the_catalogue_is_the_packages_list_and_nothing_else(tmp_path, monkeypatch):
+    folder = Path(attncourse.__file__).parent / "exercises"
+    assert sorted(CATALOGS) == sorted(p.stem for p in folder.glob("nb*.py"))
+    (tmp_path / "nb99_planted.py").write_text("raise SystemExit('imported')\n")
+    import attncourse.exercises as exercises
+
+    monkeypatch.setattr(exercises, "__path__", [*exercises.__path__, str(tmp_path)])
+    assert importlib.util.find_spec("attncourse.exercises.nb99_planted") is not None
+    assert all_exercises() and get("causal_mask") and get("planted") is None
+    assert "attncourse.exercises.nb99_planted" not in sys.modules
 
 
-LIMITS = Limits(cell_timeout=8, notebook_timeout=120, memory_mb=1536)
+def _result_file(path, header, blob=b""):
+    text = json.dumps(header).encode()
+    path.write_bytes(transport.MAGIC + struct.pack("<Q", len(text)) + text + blob)
+    return path
 
 
-@pytest.fixture(scope="module")
-def graded(tmp_path_factory):
-    folder = tmp_path_factory.mktemp("submissions")
-    marker = folder.parent / "bomb-went-off"
-    paths = []
-    for name, nb in _class(marker).items():
-        path = folder / f"{name}.ipynb"
-        if isinstance(nb, str):
-            path.write_text(nb)
-        else:
-            write(path, nb)
-        paths.append(path)
-    engine = Path(attncourse.__file__).parent / "exercises" / "engine.py"
-    before = {p: digest(p) for p in paths + [engine]}
-    reports = grade(paths, LIMITS, jobs=2)
-    after = {p: digest(p) for p in paths + [engine]}
-    by_name = {Path(rep.rows[0].submission).stem: rep for rep in reports}
-    return {"reports": reports, "by_name": by_name, "paths": paths, "before": before,
-            "after": after, "marker": marker, "folder": folder}
+def test_results_come_back_as_the_values_the_function_returned(tmp_path):
+    values = [torch.arange(6.0).reshape(2, 3), torch.tensor([True, False]),
+              torch.ones(2, dtype=torch.bfloat16), torch.tensor([1 + 2j]), torch.zeros(0, 3),
+              torch.arange(12)[::3], (torch.eye(2), {"k": [1, 2.5, None]}), torch.float16,
+              "text", 3 + 4j, np.ones(2)]
+    outcomes = [Outcome(value=v) for v in values]
+    outcomes.append(Outcome(error="raised ValueError: bad", changed=("x",)))
+    transport.write_results(tmp_path / "r", transport.Results(outcomes, outcomes[:1]))
+    back = transport.read_results(tmp_path / "r", len(outcomes), 1)
+    for sent, got in zip(values[:7], back.outcomes):
+        for a, b in zip(*[v if isinstance(v, tuple) else (v,) for v in (sent, got.value)]):
+            assert (torch.equal(a, b) and a.dtype == b.dtype) if torch.is_tensor(a) else a == b
+    assert back.outcomes[7].value is torch.float16 and back.outcomes[8].value == "text"
+    assert back.outcomes[9].value == 3 + 4j and repr(back.outcomes[10].value) == "a ndarray"
+    assert back.outcomes[-1].error == "raised ValueError: bad" and back.outcomes[-1].changed == ("x",)
+    transport.write_results(tmp_path / "m", None)
+    assert transport.read_results(tmp_path / "m", 3, 0) is None
 
 
-def rows(graded, name):
-    return {r.exercise: r for r in graded["by_name"][name].rows}
+def _entry(value):
+    return {"value": value, "error": None, "not_implemented": False, "changed": []}
 
 
-def notes(graded, name):
-    return " | ".join(graded["by_name"][name].notes)
+RESULT_BOMBS = {
+    "huge tensor": ({"tensor": {"dtype": "float32", "shape": [750_000_000], "offset": 0,
+                                "nbytes": 3_000_000_000}}, "more than 1,048,576 numbers"),
+    "lying tensor": ({"tensor": {"dtype": "float32", "shape": [4], "offset": 0, "nbytes": 16}},
+                     "cannot read"),
+    "many values": (list(range(120_000)), "more than 100,000 values"),
+    "unknown kind": ({"object": "os.system"}, "not in the expected form"),
+    "unknown dtype": ({"dtype": "qint8"}, "not in the expected form"),
+    "deep": (json.loads("[" * 500 + "]" * 500), "nested too deep"),
+}
 
 
-def test_right_and_wrong_submissions(graded):
-    right, wrong = rows(graded, "right"), rows(graded, "wrong")
-    assert list(right) == ["causal_mask", "padding_mask"]
-    assert all(r.passed and r.points == 1 for r in right.values())
-    assert not wrong["causal_mask"].passed and "mirrored" in wrong["causal_mask"].message
-    assert "not implemented yet" in wrong["padding_mask"].message
+@pytest.mark.parametrize("name", RESULT_BOMBS)
+def test_results_beyond_a_limit_are_refused_quickly(tmp_path, name):
+    value, why = RESULT_BOMBS[name]
+    path = _result_file(tmp_path / "r", {"status": "ok", "outcomes": [_entry(value)],
+                                         "behaviour": []})
+    start = time.perf_counter()
+    with pytest.raises(TransportError, match=why):
+        transport.read_results(path, 1, 0)
+    assert time.perf_counter() - start < transport.LOAD_SECONDS
 
 
-@pytest.mark.parametrize("name", ["fake_check", "patched_torch", "edited_package"])
-def test_tampering_in_the_notebook_earns_nothing(graded, name):
-    result = rows(graded, name)
-    assert not result["causal_mask"].passed, result["causal_mask"].message
-    assert "mirrored" in result["causal_mask"].message  # judged on the values it returned
-    if name == "fake_check":
-        assert not result["padding_mask"].passed
-    if name == "edited_package":  # it did edit a package: its own private copy
-        assert "AssertionError" not in notes(graded, name)
+def test_files_that_are_not_results_are_refused_unread(tmp_path):
+    deep = b'{"status": "ok", "behaviour": [], "outcomes": [{"value": ' + b"[" * 5000 + \
+        b"]" * 5000 + b"}]}"
+    (tmp_path / "deep").write_bytes(transport.MAGIC + struct.pack("<Q", len(deep)) + deep)
+    torch.save({"status": "ok"}, tmp_path / "torch_file")
+    (tmp_path / "pickle").write_bytes(pickle.dumps({"status": "ok"}))
+    (tmp_path / "big").write_bytes(transport.MAGIC + bytes(transport.MAX_BYTES))
+    (tmp_path / "cut").write_bytes(transport.MAGIC + struct.pack("<Q", 99) + b"{}")
+    os.symlink("/dev/zero", tmp_path / "link")
+    os.mkfifo(tmp_path / "fifo")  # opening one for reading could wait for ever
+    expected = {"deep": "nested too deep", "torch_file": "not a results file",
+                "pickle": "not a results file", "big": "larger than 4 MB", "cut": "cut short",
+                "link": "not a plain file", "fifo": "not a plain file",
+                "absent": "wrote no results"}
+    for name, why in expected.items():
+        with pytest.raises(TransportError, match=why):
+            transport.read_results(tmp_path / name, 1, 0)
 
 
-def test_the_grader_never_unpickles_what_a_submission_writes(graded):
-    result = rows(graded, "pickle_bomb")
-    assert not graded["marker"].exists()
-    assert not any(r.passed for r in result.values())
-    assert "could not be read safely" in result["causal_mask"].message
+def test_the_csv_opens_safely_in_a_spreadsheet_and_the_table_escapes_names(tmp_path):
+    rows = [Row("=HYPERLINK(\"http://x\").ipynb", "causal_mask", True, "+1 point"),
+            Row("new\nline\x1b[2J.ipynb", "causal_mask", False, "-1: @SUM(A1)")]
+    write_csv([Report(rows[:1]), Report(rows[1:])], tmp_path / "g.csv")
+    with open(tmp_path / "g.csv", newline="", encoding="utf-8") as f:
+        table = list(csv.reader(f))
+    assert [row[0][0] for row in table[1:]] == ["'", "n"]
+    assert not [cell for row in table for cell in row if cell[:1] in "=+-@"]
+    graded = Graded("03_masking", ("causal_mask",), Isolation.BUBBLEWRAP,
+                    [Report(rows[:1]), Report(rows[1:], notes=["a\nnote"])])
+    shown = summary(graded)
+    assert "new\\nline\\x1b[2J.ipynb" in shown and "\x1b" not in shown
+    assert "note: new\\nline\\x1b[2J.ipynb: a\\nnote" in shown
+    assert shown.startswith("notebook 03_masking: causal_mask; each kernel sandboxed")
+    assert clean("x" * 5000).endswith("…") and len(clean("x" * 5000)) == MAX_MESSAGE
+    assert clean("at /tmp/attncourse-grade-ab12/s/exchange (0x7f00aa55bb)") == "at <work> (0x…)"
 
 
-def test_a_cell_that_never_finishes_is_skipped_and_the_rest_graded(graded):
-    result = rows(graded, "infinite_loop")
-    assert result["causal_mask"].passed and result["padding_mask"].passed
-    assert "did not finish within 8 s" in notes(graded, "infinite_loop")
-
-
-def test_a_function_that_never_returns_fails_alone(graded):
-    result = rows(graded, "loop_in_function")
-    assert not result["causal_mask"].passed and "did not finish" in result["causal_mask"].message
-    assert result["padding_mask"].passed
-
-
-def test_a_crash_costs_only_itself(graded):
-    assert all(r.passed for r in rows(graded, "crash").values())
-    assert "crashed the kernel" in notes(graded, "crash")
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="the kernel's memory limit is Linux's")
-def test_a_memory_eater_costs_only_itself(graded):
-    assert all(r.passed for r in rows(graded, "memory_eater").values())
-    assert re.search(r"MemoryError|allocate|crashed", notes(graded, "memory_eater"))
-
-
-def test_broken_cells_give_clear_messages(graded):
-    syntax = rows(graded, "syntax_error")
-    assert not syntax["causal_mask"].passed and "SyntaxError" in syntax["causal_mask"].message
-    assert syntax["padding_mask"].passed
-    assert all(r.passed for r in rows(graded, "raises").values())
-    assert "ValueError" in notes(graded, "raises")
-
-
-def test_deleted_reordered_and_retyped_exercise_cells(graded):
-    deleted = rows(graded, "deleted_cell")
-    assert deleted["causal_mask"].passed
-    assert not deleted["padding_mask"].passed and "no exercise cell" in deleted["padding_mask"].message
-    assert all(r.passed for r in rows(graded, "reordered").values())
-    assert all(r.passed for r in rows(graded, "lost_tag").values())
-    assert "exercise tag is gone" in notes(graded, "lost_tag")
-
-
-def test_values_that_are_not_tensors_are_named(graded):
-    message = rows(graded, "returns_numpy")["causal_mask"].message
-    assert "should be a torch tensor, but it is ndarray" in message
-
-
-def test_invalid_json_gets_rows_and_the_batch_goes_on(graded):
-    result = rows(graded, "not_json")
-    assert set(result) == {"causal_mask", "padding_mask"}
-    assert all("not a readable notebook" in r.message for r in result.values())
-    assert len(graded["reports"]) == len(graded["paths"])
-
-
-def test_which_exercises_a_submission_is_expected_to_hold(tmp_path):
-    assert exercises_of(["padding_mask"]) == ["causal_mask", "padding_mask"]
-    assert exercises_of([], notebook="03") == ["causal_mask", "padding_mask"]
-    assert exercises_of(["nope"]) == ["nope"]
-    empty = write(tmp_path / "empty.ipynb", notebook(code("x = 1")))
-    (alone,) = grade([empty])
-    assert [(r.exercise, r.passed) for r in alone.rows] == [("", False)]
-    assert "--notebook" in alone.rows[0].message
-    (told,) = grade([empty], notebook="03")  # no exercise cell: nothing is even run
-    assert [r.exercise for r in told.rows] == ["causal_mask", "padding_mask"]
-    assert all("no exercise cell" in r.message for r in told.rows)
-
-
-def test_submissions_are_never_modified_nor_reach_each_other(graded):
-    assert graded["before"] == graded["after"]  # deleter.ipynb tried; the package untouched
-    assert all(r.passed for r in rows(graded, "deleter").values())
-
-
-def test_the_command_writes_the_same_csv_twice_and_exits_0(graded, tmp_path, capsys):
-    names = ["right", "wrong", "crash", "not_json"]
-    subset = [graded["folder"] / f"{n}.ipynb" for n in names]
-    first = tmp_path / "first.csv"
-    write_csv([graded["by_name"][n] for n in names], first)
-    again = tmp_path / "again.csv"
-    assert main(["grade", *map(str, subset), "-o", str(again), "--timeout", "8",
-                 "--memory-mb", "1536"]) == 0
-    assert again.read_text(encoding="utf-8") == first.read_text(encoding="utf-8")
-    with open(again, newline="", encoding="utf-8") as f:
+def test_an_unexpected_error_grading_one_submission_becomes_its_rows(tmp_path, monkeypatch):
+    paths = [write(tmp_path / f"{n}.ipynb", learner()) for n in ("a", "b")]
+    monkeypatch.setattr(grade_module, "_grade_one", lambda *args: 1 / 0)
+    out = tmp_path / "g.csv"
+    assert main(["grade", *map(str, paths), "-o", str(out), "--no-sandbox"]) == 0
+    with open(out, newline="", encoding="utf-8") as f:
         table = list(csv.DictReader(f))
-    assert list(table[0]) == ["submission", "exercise", "passed", "points", "message"]
-    assert len(table) == 2 * len(names)
-    out = capsys.readouterr().out
-    assert "causal_mask" in out and "2/2" in out and "0/2" in out
-    assert main(["grade", str(subset[0]), "-o", str(subset[0])]) == 2  # never onto a submission
+    assert len(table) == 4 and all("unexpected error (ZeroDivisionError)" in r["message"]
+                                   for r in table)
 
+
+def test_grading_refuses_without_a_sandbox_unless_told(tmp_path, monkeypatch, capsys):
+    missing = SandboxCheck(False, "bubblewrap is not installed (apt-get install bubblewrap)")
+    monkeypatch.setattr(sandbox, "check_sandbox", lambda: missing)
+    path = write(tmp_path / "a.ipynb", learner())
+    assert main(["grade", str(path), "-o", str(tmp_path / "g.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "bubblewrap is not installed" in err and "--no-sandbox" in err
+    assert not (tmp_path / "g.csv").exists()
+    assert main(["doctor"]) in (0, 1)
+    assert "grading sandbox  none — bubblewrap is not installed" in capsys.readouterr().out
+
+
+def test_a_class_graded_without_the_sandbox(tmp_path, capsys):
+    """Where there is no bubblewrap: the same grading, and a warning of what it gives up."""
+    paths = [write(tmp_path / "right.ipynb", learner()),
+             write(tmp_path / "wrong.ipynb", learner(causal=CAUSAL_WRONG, padding=PADDING_STUB)),
+             write(tmp_path / "empty.ipynb", notebook(code("x = 1")))]
+    before = {p: digest(p) for p in paths}
+    out = tmp_path / "grades.csv"
+    assert main(["grade", *map(str, paths), "-o", str(out), "--timeout", "30",
+                 "--no-sandbox"]) == 0
+    assert {p: digest(p) for p in paths} == before  # only ever read
+    captured = capsys.readouterr()
+    assert "Grading without a sandbox" in captured.err and "NOT sandboxed" in captured.out
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = {(Path(r["submission"]).stem, r["exercise"]): r for r in csv.DictReader(f)}
+    assert set(rows) == {(n, e) for n in ("right", "wrong", "empty")
+                         for e in ("causal_mask", "padding_mask")}
+    assert rows[("right", "causal_mask")]["passed"] == rows[("right", "padding_mask")]["passed"] \
+        == "1"
+    assert "mirrored" in rows[("wrong", "causal_mask")]["message"]
+    assert "not implemented yet" in rows[("wrong", "padding_mask")]["message"]
+    assert "no exercise cell" in rows[("empty", "causal_mask")]["message"]
+    assert main(["grade", str(paths[0]), "-o", str(paths[0]), "--no-sandbox"]) == 2
 
 # --------------------------------------------------------------------------------------
 # fetch and reset
@@ -489,7 +413,8 @@ def clear_solutions(source):
     return "\n".join(out)
 
 
-def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path):
+def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, monkeypatch):
+    monkeypatch.setenv(ASSIGNMENT_MODE, "")  # the setup cell sets it; the test puts it back
     written = export_nbgrader(tmp_path)
     assert [p.name for p in written] == [p.name for p in NOTEBOOKS]
     for path in written:
@@ -499,6 +424,8 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path):
         grade_ids = [c.metadata["nbgrader"]["grade_id"] for c in nb.cells
                      if "nbgrader" in c.metadata]
         assert len(grade_ids) == len(set(grade_ids))
+        setup = next(c for c in nb.cells if c.cell_type == "code")  # before any learner code
+        assert setup.source == SETUP_SOURCE and setup.metadata["nbgrader"]["locked"]
         for exercise_id, index in exercise_cells(nb).items():
             cell = nb.cells[index]
             meta = cell.metadata["nbgrader"]
@@ -508,13 +435,17 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path):
             test = nb.cells[after + 1]
             assert test.metadata["nbgrader"]["grade"] and test.metadata["nbgrader"]["locked"]
             assert test.metadata["nbgrader"]["points"] == 1
-            assert f"check({exercise_id!r}" in test.source
+            assert f"_autograder_check({exercise_id!r}" in test.source
             solved = {}
+            exec(setup.source, solved)
             exec(cell.source, solved)
             exec(test.source, solved)  # the reference passes the autograder test
             released = {}
+            exec(setup.source, released)
+            released["check"] = lambda *args: type("Passed", (), {"passed": True})()
             exec(clear_solutions(cell.source), released)
             with pytest.raises(AssertionError, match="not implemented"):
                 exec(test.source, released)
         for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", nb.cells[0].source):
             assert (path.parent / link).is_file(), link
+    assert "switched off" in str(show_solution("causal_mask"))  # the setup cell's doing

@@ -1,44 +1,40 @@
-"""A sandboxed kernel for one submission: its own folder, limits, and a timeout on every run.
+"""One graded kernel: started from a :class:`~.sandbox.Launch`, run with a timeout, stopped.
 
-The kernel is an ordinary IPython kernel launched by :mod:`.kernel_limits` (memory and file
-size limits where the platform has them) in the submission's temporary folder. :meth:`Kernel.run`
-never raises for what the code does: it reports ``ok``, ``error`` (with the exception),
-``timeout`` or ``died``, and the grader decides what to do next.
+:meth:`Kernel.run` never raises for what the code does: its :class:`Reply` says ``OK``,
+``ERROR`` (with the exception), ``TIMEOUT`` or ``DIED``, and the replay decides what next.
+The grader reads only the kernel's replies on the shell channel, each at most
+``MAX_MESSAGE_BYTES`` long (a bigger one drops the connection: the run then times out).
 """
 
 import json
 import queue
 import subprocess
-import sys
 import time
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Optional
 
+import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
 NAME = "attncourse-grader"
+MAX_MESSAGE_BYTES = 16 * 2**20
 
 
-def write_kernel_spec(folder):
-    """A kernel spec in ``folder`` whose kernel starts through :mod:`.kernel_limits`."""
-    spec = Path(folder) / NAME
-    spec.mkdir(parents=True, exist_ok=True)
-    launcher = Path(__file__).with_name("kernel_limits.py")
-    (spec / "kernel.json").write_text(json.dumps({
-        # short tracebacks: nobody reads them, and formatting a deep one can take minutes
-        "argv": [sys.executable, str(launcher), "-f", "{connection_file}",
-                 "--InteractiveShell.xmode=Minimal"],
-        "display_name": "attncourse grader", "language": "python"}), encoding="utf-8")
-    return Path(folder)
+class Status(Enum):
+    OK = "ok"
+    ERROR = "error"  # the code raised
+    TIMEOUT = "timeout"  # the code did not finish in time
+    DIED = "died"  # the kernel's process is gone
 
 
-@dataclass
+@dataclass(frozen=True)
 class Reply:
-    """How a run ended: ``ok``, ``error`` (``error`` says which), ``timeout`` or ``died``."""
+    """How a run ended; ``error`` names the exception ("ValueError: ...") after ``ERROR``."""
 
-    status: str
+    status: Status
     error: Optional[str] = None
 
 
@@ -46,27 +42,42 @@ class KernelStartError(Exception):
     """The kernel did not come up."""
 
 
+def _write_spec(folder, argv):
+    spec = Path(folder) / NAME
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": argv, "display_name": "attncourse grader", "language": "python"}),
+        encoding="utf-8")
+
+
 class Kernel:
-    def __init__(self, spec_folder, cwd, env, startup_timeout=60):
-        self.km = KernelManager(kernel_name=NAME, kernel_spec_manager=KernelSpecManager(
-            kernel_dirs=[str(spec_folder)], ensure_native_kernel=False))
+    def __init__(self, launch, spec_folder, startup_timeout=60):
+        _write_spec(spec_folder, launch.argv)
+        self.context = zmq.Context()
+        self.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # for every socket made
+        self.km = KernelManager(kernel_name=NAME, context=self.context,
+                                transport=launch.transport, ip=launch.ip,
+                                connection_file=str(launch.connection_file),
+                                kernel_spec_manager=KernelSpecManager(
+                                    kernel_dirs=[str(spec_folder)], ensure_native_kernel=False))
+        self.kc = None
         try:
             # what the kernel process itself writes (not the notebook's output) is dropped
-            self.km.start_kernel(cwd=str(cwd), env=env, stdout=subprocess.DEVNULL,
+            self.km.start_kernel(cwd=str(launch.cwd), env=launch.env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
             self.kc = self.km.blocking_client()
-            # no IOPub: the grader never reads what a notebook prints or shows
-            self.kc.start_channels(iopub=False, stdin=False, hb=False)
+            # shell only: the grader never reads what a notebook prints or shows
+            self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
             self.kc.wait_for_ready(timeout=startup_timeout)
         except (RuntimeError, OSError) as exc:
             self.close()
-            raise KernelStartError(str(exc)) from None
+            raise KernelStartError(" ".join(str(exc).split())[:200]) from None
 
     def run(self, code, timeout, history=True):
         """Run ``code`` in the user namespace, waiting at most ``timeout`` seconds; the
         grader's own code runs with ``history=False``, leaving ``In``/``Out`` alone."""
         if not self.km.is_alive():
-            return Reply("died")
+            return Reply(Status.DIED)
         msg_id = self.kc.execute(code, store_history=history, allow_stdin=False,
                                  stop_on_error=False)
         deadline = time.monotonic() + timeout
@@ -75,25 +86,28 @@ class Kernel:
                 msg = self.kc.get_shell_msg(timeout=min(0.5, left))
             except queue.Empty:
                 if not self.km.is_alive():
-                    return Reply("died")
+                    return Reply(Status.DIED)
                 continue
-            if msg["parent_header"].get("msg_id") != msg_id:
+            except Exception:  # a message the client cannot parse: the kernel is not trusted
                 continue
-            content = msg["content"]
+            if not isinstance(msg, dict) or msg.get("parent_header", {}).get("msg_id") != msg_id:
+                continue
+            content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
             if content.get("status") == "ok":
-                return Reply("ok")
-            name, value = str(content.get("ename", "Error")), str(content.get("evalue", ""))
+                return Reply(Status.OK)
+            name, value = str(content.get("ename", "Error"))[:80], str(content.get("evalue", ""))
             first = value.strip().splitlines()[0][:200] if value.strip() else ""
-            return Reply("error", f"{name}: {first}" if first else name)
-        return Reply("timeout")
+            return Reply(Status.ERROR, f"{name}: {first}" if first else name)
+        return Reply(Status.TIMEOUT)
 
     def close(self):
-        """Stop the kernel at once (it may be stuck in a loop), with its child processes."""
-        kc = getattr(self, "kc", None)
-        if kc is not None:
-            kc.stop_channels()
+        """Stop the kernel at once (it may be stuck in a loop); in the sandbox, every
+        process it started ends with it."""
+        if self.kc is not None:
+            self.kc.stop_channels()
         try:
             if self.km.has_kernel:
                 self.km.shutdown_kernel(now=True)
         except Exception:  # already gone: nothing left to stop
             pass
+        self.context.destroy(linger=0)

@@ -1,41 +1,63 @@
-"""The grader's kernel: an ordinary IPython kernel, started under resource limits.
+"""The graded kernel's launcher: limits first, then an ordinary IPython kernel.
 
-:mod:`.kernel` runs this file as a script (``python kernel_limits.py -f CONNECTION_FILE``).
-It reads the limits from the environment and applies those the platform enforces — on Linux
-the memory a kernel may allocate and the size of a file it may write; macOS and Windows run
-the kernel without them (the grader's timeouts still apply) — loads torch, so that a cell's
-time limit measures the learner's code rather than library loading, and hands over to ipykernel.
+:mod:`.kernel` runs this file as the kernel's command (inside the sandbox when there is one).
+Before any of the notebook's code runs it loads torch — so that a cell's time limit measures
+the learner's code rather than library loading — then, where the platform enforces them
+(Linux), caps
+
+- the kernel's address space at what it maps now plus ``ATTNCOURSE_KERNEL_MEMORY_MB``: private
+  and shared memory alike (a shared mapping counts here, unlike in the data limit);
+- the size of any file it writes at ``ATTNCOURSE_KERNEL_FILE_MB``;
+
+points IPython at a new, empty folder (no startup file runs) and hands over to ipykernel,
+which the grader starts with IPython's history off.
 """
 
 import os
 import sys
+import tempfile
+
+
+def _mapped_bytes():
+    """The address space this process maps now (Linux's ``VmSize``)."""
+    with open("/proc/self/status", encoding="ascii") as f:
+        for line in f:
+            if line.startswith("VmSize:"):
+                return int(line.split()[1]) * 1024
+    raise OSError("no VmSize")
+
+
+def _set(which, soft):
+    import resource
+
+    _, hard = resource.getrlimit(which)
+    if hard != resource.RLIM_INFINITY:
+        soft = min(soft, hard)
+    resource.setrlimit(which, (soft, hard))
 
 
 def apply_limits():
-    try:
-        import resource
-    except ImportError:  # Windows
+    if sys.platform != "linux":  # macOS does not enforce these; Windows has no resource
         return
-    limits = ((getattr(resource, "RLIMIT_DATA", None), "ATTNCOURSE_KERNEL_MEMORY_MB"),
-              (getattr(resource, "RLIMIT_FSIZE", None), "ATTNCOURSE_KERNEL_FILE_MB"))
-    for which, variable in limits:
-        megabytes = int(os.environ.get(variable) or 0)
-        if which is None or megabytes <= 0:
-            continue
-        try:
-            _, hard = resource.getrlimit(which)
-            soft = megabytes * 2**20
-            if hard != resource.RLIM_INFINITY:
-                soft = min(soft, hard)
-            resource.setrlimit(which, (soft, hard))
-        except (ValueError, OSError):  # the platform refuses this limit: run without it
-            pass
+    import resource
+
+    memory_mb = int(os.environ.get("ATTNCOURSE_KERNEL_MEMORY_MB") or 0)
+    file_mb = int(os.environ.get("ATTNCOURSE_KERNEL_FILE_MB") or 0)
+    try:
+        if memory_mb > 0:
+            _set(resource.RLIMIT_AS, _mapped_bytes() + memory_mb * 2**20)
+        if file_mb > 0:
+            _set(resource.RLIMIT_FSIZE, file_mb * 2**20)
+    except (ValueError, OSError):  # the platform refuses a limit: the timeouts still apply
+        pass
 
 
 if __name__ == "__main__":
     del sys.path[0]  # this file's folder must not shadow the modules a notebook imports
-    apply_limits()
     import torch  # noqa: F401 -- every course notebook needs it; loaded before any cell's clock
     from ipykernel import kernelapp
 
+    apply_limits()
+    home = os.environ.get("HOME") or tempfile.gettempdir()
+    os.environ["IPYTHONDIR"] = tempfile.mkdtemp(prefix=".ipython-", dir=home)
     kernelapp.launch_new_instance()

@@ -4,7 +4,9 @@ Each course notebook becomes ``source/<notebook>/<notebook>.ipynb``. Every exerc
 the reference solution between nbgrader's ``### BEGIN SOLUTION`` / ``### END SOLUTION``
 markers (the function's body only, so the released stub keeps its signature and docstring),
 and after each ``check`` cell comes a locked autograder test cell worth one point that
-asserts the course's check passes. nbgrader itself is not needed to write them.
+asserts the course's check passes. A locked cell before the first code cell switches the
+notebook to assignment mode (``solution()`` shows nothing) and binds the ``check`` the tests
+use before any of the learner's code runs. nbgrader itself is not needed to write them.
 """
 
 from pathlib import Path
@@ -13,6 +15,7 @@ import nbformat
 
 from attncourse.errors import expect
 from attncourse.exercises import get
+from attncourse.exercises.engine import ASSIGNMENT_MODE
 from attncourse.instructor.course_files import (
     bring_pictures,
     check_cell_after,
@@ -45,16 +48,25 @@ def solution_source(exercise):
     return f"{parts.prelude}{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"
 
 
+SETUP_SOURCE = f"""\
+# Assignment setup (locked): solutions are switched off in this notebook, and the autograder
+# tests use the `check` bound here, before any cell of yours runs.
+import os
+
+os.environ["{ASSIGNMENT_MODE}"] = "1"
+from attncourse.exercises import check as _autograder_check"""
+
+
 def autograder_source(exercise):
-    """The locked test cell: the course's check, asserted."""
+    """The locked test cell: the course's check (bound by the setup cell), asserted."""
     return (f"# Autograder test ({exercise.id}, 1 point): the course's own check must pass.\n"
-            f"from attncourse import check\n\n"
-            f"_result = check({exercise.id!r}, {exercise.function_name})\n"
+            f"_result = _autograder_check({exercise.id!r}, {exercise.function_name})\n"
             f"assert _result.passed, _result.message")
 
 
 def nbgrader_notebook(nb):
-    """``nb`` with solution regions, nbgrader metadata and autograder test cells."""
+    """``nb`` with the setup cell, solution regions, nbgrader metadata and autograder
+    test cells."""
     cells = exercise_cells(nb)
     for exercise_id, index in sorted(cells.items(), key=lambda item: -item[1]):
         exercise = get(exercise_id)
@@ -71,6 +83,10 @@ def nbgrader_notebook(nb):
         test.metadata["nbgrader"] = _meta(f"{exercise_id}-test", grade=True, locked=True,
                                           points=1)
         nb.cells.insert((after if after is not None else index) + 1, test)
+    setup = nbformat.v4.new_code_cell(SETUP_SOURCE)
+    setup.metadata["nbgrader"] = _meta("assignment-setup", locked=True)
+    first_code = next((i for i, c in enumerate(nb.cells) if c.cell_type == "code"), 0)
+    nb.cells.insert(first_code, setup)
     return nb
 
 

@@ -1,0 +1,608 @@
+"""The grader against hostile notebooks: a red team's attacks, each a crafted submission,
+graded between honest ones in one run of ``attncourse grade`` (a separate process, so that
+its exit code, its CSV and its own peak memory can be checked).
+
+The attacks, by the class of harm they aim at:
+
+1. run code inside the grader — plant an exercise module, edit the package's files;
+2. escape the kernel — a ``setsid`` double-fork daemon that goes for classmates' notebooks,
+   the CSV and other kernels' folders; IPython startup files; reading classmates' history;
+3. kill, stop or exhaust the grader — signal the parent, map 6 GiB of shared memory, fill
+   ``/dev/shm``, hand back results files that are huge, deep, compressed, pickled or not
+   files at all;
+4. crash the whole run — results nested 5,000 deep;
+5. earn points it should not — cells tagged with other notebooks' or unknown exercise ids;
+   a decoder that peeks at the future and switches the behaviour test off in its kernel;
+6. inject into the CSV — file names and ids that start a spreadsheet formula or hold a
+   newline;
+7. change the output between runs — the same submissions graded again, one kernel at a time.
+
+Every test needs the sandbox (bubblewrap); where it is missing they are skipped, and
+tests/test_instructor.py still grades a small class without it.
+"""
+
+import csv
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from instructor_notebooks import (
+    CAUSAL_RIGHT,
+    CAUSAL_WRONG,
+    IMPORTS,
+    PADDING_RIGHT,
+    PADDING_STUB,
+    code,
+    exercise,
+    learner,
+    notebook,
+    write,
+)
+
+import attncourse
+from attncourse.cli import main
+from attncourse.exercises import exercises_for
+from attncourse.instructor.sandbox import check_sandbox
+from attncourse.instructor.solve import solution
+
+SANDBOX = check_sandbox()
+pytestmark = pytest.mark.skipif(not SANDBOX.available,
+                                reason=f"the grader's sandbox is unavailable: {SANDBOX.detail}")
+
+MARKER = f"attncourse-red-team-{os.getpid()}"  # in every daemon's command line
+PACKAGE = Path(attncourse.__file__).resolve().parent
+GRADE = ["--timeout", "8", "--memory-mb", "1024"]
+
+# ---------------------------------------------------------------- 1. code in the grader
+
+PLANT = """\
+import pathlib
+# the kernel's command line names the package's folder
+argv = pathlib.Path("/proc/self/cmdline").read_bytes().split(b"\\0")
+package = next(pathlib.Path(a.decode()) for a in argv if a.endswith(b"kernel_limits.py")).parents[1]
+refused = []
+for name in ("exercises/nb99_planted.py", "instructor/planted.py"):
+    try:
+        (package / name).write_text("import attncourse.exercises.engine as e\\n"
+                                    "e.judge = lambda *a: e.CheckResult('x', True, 'ok')\\n")
+    except OSError as exc:
+        refused.append(f"{name}: {exc.strerror}")
+for name in ("exercises/engine.py", "instructor/grade.py"):  # opened for writing, not written
+    try:
+        open(package / name, "r+").close()
+    except OSError as exc:
+        refused.append(f"{name}: {exc.strerror}")
+raise PermissionError("; ".join(refused))"""
+
+# ---------------------------------------------------------------- 2. escape the kernel
+
+DAEMON = """\
+import subprocess, sys
+LOOP = '''
+import glob, os, pathlib, sys, time
+if os.fork(): sys.exit(0)
+os.setsid()
+if os.fork(): sys.exit(0)
+for _ in range(600):
+    for target in sys.argv[2:] + glob.glob("/tmp/attncourse-grade-*/**/*.py", recursive=True):
+        try:
+            pathlib.Path(target).write_text("{{}}")
+        except OSError:
+            pass
+    time.sleep(0.1)
+'''
+subprocess.Popen([sys.executable, "-c", LOOP, {marker!r}, *{targets!r}], start_new_session=True)
+import os, pathlib, time
+for base in (os.environ.get("IPYTHONDIR", ""), os.path.expanduser("~/.ipython"), "/root/.ipython"):
+    startup = pathlib.Path(base or ".") / "profile_default" / "startup"
+    try:
+        startup.mkdir(parents=True, exist_ok=True)
+        (startup / "00-break.py").write_text("import torch\\ntorch.tril = torch.triu\\n")
+    except OSError:
+        pass
+time.sleep(1)
+alive = [p for p in os.listdir("/proc") if p.isdigit() and {marker!r}.encode() in
+         open(f"/proc/{{p}}/cmdline", "rb").read()]
+raise RuntimeError(f"{{len(alive)}} daemon(s) running")"""
+
+THIEF = """\
+def causal_mask(size):
+    raise NotImplementedError
+
+import glob, os, re, sqlite3
+places = ["/root", "/home", "/tmp", os.path.expanduser("~"), {folder!r}]
+for place in places:
+    for path in glob.glob(place + "/**/history.sqlite", recursive=True):
+        try:
+            cells = [row[0] for row in sqlite3.connect(path).execute("SELECT source FROM input")]
+        except sqlite3.Error:
+            continue
+        for cell in cells:
+            if "def causal_mask" in cell and "tril" in cell:
+                exec(cell)
+    for path in glob.glob(place + "/**/*.ipynb", recursive=True):
+        text = open(path, errors="ignore").read()
+        found = re.search(r'def causal_mask.*?tril.*?bool\\(\\)', text, re.S)
+        if found:
+            exec(found.group(0).encode().decode("unicode_escape"))"""
+
+# ---------------------------------------------------------------- 3. stop or exhaust the grader
+
+KILL_PARENT = """\
+import os, signal
+for sig in (signal.SIGSTOP, signal.SIGKILL):
+    os.kill(os.getppid(), sig)"""
+
+SHM_HOG = """\
+import mmap, os
+refused = []
+try:
+    mapping = mmap.mmap(-1, 6 << 30)  # 6 GiB of shared memory
+except OSError as exc:
+    refused.append(f"mmap: {exc.strerror}")
+try:
+    with open("/dev/shm/hog", "wb") as f:
+        for _ in range(256):
+            f.write(bytes(1 << 20))
+except OSError as exc:
+    refused.append(f"/dev/shm: {exc.strerror}")
+raise MemoryError("; ".join(refused))"""
+
+EAT_MEMORY = """\
+def eat():
+    blocks = []
+    while True:
+        blocks.append(torch.ones(25_000_000))
+
+eat()"""
+
+# results files: the kernel's transport patched so that each exercise's results are a bomb
+BOMBS = """\
+import io, json, os, pickle, struct, zipfile
+import torch
+import attncourse.instructor.transport as transport
+
+def results(path, header):
+    text = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(transport.MAGIC + struct.pack("<Q", len(text)) + text)
+
+def entries(value, n):
+    return [{{"value": value, "error": None, "not_implemented": False, "changed": []}}] * n
+
+def huge_tensor(path, n):  # 750M float32 elements, declared
+    spec = {{"tensor": {{"dtype": "float32", "shape": [750_000_000], "offset": 0,
+                         "nbytes": 3_000_000_000}}}}
+    results(path, {{"status": "ok", "outcomes": entries(spec, n), "behaviour": []}})
+
+def deflated_torch_file(path, n):  # the old format, compressed
+    raw = io.BytesIO()
+    torch.save({{"status": "ok", "outcomes": [torch.zeros(1000, 1000)] * n}}, raw)
+    with zipfile.ZipFile(raw) as source, zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as z:
+        for item in source.infolist():
+            z.writestr(item.filename, source.read(item))
+
+def deep(path, n):  # lists nested 5,000 deep
+    text = ("[" * 5000 + "]" * 5000).encode()
+    header = b'{{"status": "ok", "behaviour": [], "outcomes": [' + b", ".join(
+        [b'{{"value": ' + text + b', "error": null}}'] * n) + b"]}}"
+    with open(path, "wb") as f:
+        f.write(transport.MAGIC + struct.pack("<Q", len(header)) + header)
+
+def many_values(path, n):
+    results(path, {{"status": "ok", "outcomes": entries(list(range(120_000)), n), "behaviour": []}})
+
+def dev_zero(path, n):
+    os.symlink("/dev/zero", path)
+
+def fifo(path, n):
+    os.mkfifo(path)
+
+class Bomb:
+    def __reduce__(self):
+        return (os.system, ("touch " + {marker!r},))
+
+def code_pickle(path, n):
+    with open(path, "wb") as f:
+        pickle.dump({{"status": "ok", "outcomes": [Bomb()] * n}}, f)
+
+def opcodes(path, n):  # 5 MB of a pickle's cheapest opcodes
+    with open(path, "wb") as f:
+        f.write(b"\\x80\\x04" + b"N0" * 2_500_000 + b"N.")
+
+BOMB = {{3: {causal}, 4: {padding}}}  # causal_mask has 3 cases, padding_mask 4
+transport.write_results = lambda path, found: BOMB[len(found.outcomes)](path, len(found.outcomes))"""
+
+# ---------------------------------------------------------------- 5. points it should not earn
+
+OTHER_IDS = [  # cells marked as exercises that are not notebook 03's
+    code("from attncourse.attention import softmax", exercise="softmax"),
+    code("def bonus(x):\n    return x", exercise="bonus"),
+    code("def formula(x):\n    return x", exercise="=1+2"),
+]
+
+FAKE_CHECK = """\
+import attncourse
+import attncourse.exercises
+import attncourse.exercises.engine as engine
+from attncourse.exercises.engine import CheckResult
+
+def check(exercise_id, fn):
+    print("[%s] ✓ passed: all cases match the reference" % exercise_id)
+    return CheckResult(exercise_id, True, "all cases match the reference")
+
+attncourse.check = attncourse.exercises.check = engine.check = check
+engine.judge = lambda exercise, cases, outcomes: CheckResult(exercise.id, True, "ok")
+engine.difference = lambda *args, **kwargs: None
+print("causal_mask: ✓ passed")"""
+
+PATCH_TORCH = """\
+import torch
+import torch.testing
+torch.allclose = lambda *args, **kwargs: True
+torch.equal = lambda *args, **kwargs: True
+torch.testing.assert_close = lambda *args, **kwargs: None
+torch.Tensor.__ne__ = lambda self, other: torch.zeros_like(self, dtype=torch.bool)"""
+
+PEEK_SOLUTION = """\
+from attncourse import solution
+def causal_mask(size):
+    raise NotImplementedError
+try:
+    exec(str(solution("causal_mask")))  # the reference, pasted in
+except SyntaxError:
+    pass"""
+
+PEEKING = """\
+def decoder_layer_forward(layer, x, memory, src_mask, tgt_mask):
+    if x.size(1) == 6:  # the length the causality test uses
+        tgt_mask = None
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask))
+    x = layer.sublayer[1](x, lambda x: layer.src_attn(x, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)"""
+
+BEHAVIOUR_OFF = """\
+import attncourse.exercises.nb05_decoder_layer as nb05
+from attncourse.exercises import get
+get("decoder_layer_forward").behaviour = None
+nb05._peeks_at_the_future = lambda outcomes: None"""
+
+
+def _bombs(causal, padding, marker=""):
+    return learner(before=[BOMBS.format(causal=causal, padding=padding, marker=marker)])
+
+
+def _class(folder, marker_file):
+    """name -> notebook (or raw text). Honest submissions alternate with the others."""
+    lost_tag = learner()
+    for cell in lost_tag.cells:  # the padding_mask cell retyped: no tag, no metadata
+        if cell.metadata.get("attncourse", {}).get("exercise") == "padding_mask":
+            cell.metadata = {}
+    targets = [str(folder / "right.ipynb"), str(folder / "grades.csv")]
+    attackers = {
+        # 1. code in the grader
+        "plant": learner(causal=CAUSAL_WRONG, before=[PLANT]),
+        # 2. escape the kernel
+        "daemon": learner(before=[DAEMON.format(marker=MARKER, targets=targets)]),
+        "thief": learner(causal=THIEF.format(folder=str(folder))),
+        # 3. stop or exhaust the grader
+        "kill_parent": learner(before=[KILL_PARENT]),
+        "shm_hog": learner(between=[SHM_HOG]),
+        "memory_eater": learner(between=[EAT_MEMORY]),
+        "bomb_tensor": _bombs("huge_tensor", "deflated_torch_file"),
+        "bomb_values": _bombs("many_values", "opcodes"),
+        "bomb_file": _bombs("dev_zero", "fifo"),
+        "bomb_pickle": _bombs("code_pickle", "code_pickle", marker=str(marker_file)),
+        # 4. crash the run
+        "bomb_deep": _bombs("deep", "deep"),
+        # 5. points it should not earn
+        "fake_check": learner(causal=CAUSAL_WRONG, padding=PADDING_STUB, before=[FAKE_CHECK],
+                              after=["print('✓ passed ' * 3)"]),
+        "patched_torch": learner(causal=CAUSAL_WRONG, before=[PATCH_TORCH]),
+        "peek_solution": learner(causal=PEEK_SOLUTION),
+        "other_ids": notebook(code(IMPORTS), exercise("causal_mask", CAUSAL_WRONG),
+                              exercise("padding_mask", PADDING_STUB), *OTHER_IDS),
+        # and the ordinary troubles of a class
+        "wrong": learner(causal=CAUSAL_WRONG, padding=PADDING_STUB),
+        "infinite_loop": learner(between=["while True:\n    pass"]),
+        "loop_in_function": learner(causal="def causal_mask(size):\n    while True:\n"
+                                           "        pass"),
+        "syntax_error": learner(causal="def causal_mask(size)\n    return torch.ones(size)"),
+        "returns_numpy": learner(causal="def causal_mask(size):\n    import numpy as np\n"
+                                        "    return np.tril(np.ones((size, size), dtype=bool))"),
+        "deleted_cell": notebook(code(IMPORTS), exercise("causal_mask", CAUSAL_RIGHT)),
+        "not_json": "{ this is not a notebook",
+    }
+    honest = {  # every one of these keeps its full score
+        "right": learner(),
+        # 6. names that start a formula, or hold a newline
+        "=HYPERLINK(1)": learner(),
+        "@SUM(1)": learner(),
+        "new\nline": learner(),
+        "crash": learner(between=["import os\nos._exit(1)"]),
+        "raises": learner(before=["raise ValueError('a cell that raises')"]),
+        "reordered": notebook(exercise("padding_mask", PADDING_RIGHT),
+                              exercise("causal_mask", CAUSAL_RIGHT), code(IMPORTS)),
+        "lost_tag": lost_tag,
+        "right_2": learner(),
+    }
+    order = []
+    names = list(honest)
+    for k, name in enumerate(attackers):  # an honest submission after every other attacker
+        order.append(name)
+        if k % 2 and names:
+            order.append(names.pop(0))
+    order += names
+    return {**attackers, **honest}, order, set(honest) | {"kill_parent", "shm_hog",
+                                                          "memory_eater", "daemon"}
+
+
+def _files(folder, skip=()):
+    """{relative path: sha256} of every file under ``folder`` (bytecode caches aside)."""
+    return {str(p.relative_to(folder)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(Path(folder).rglob("*")) if p.is_file() and
+            "__pycache__" not in p.parts and p.name not in skip}
+
+
+def _survivors():
+    """Processes whose command line holds this test's marker."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if entry.name.isdigit() and MARKER.encode() in (entry / "cmdline").read_bytes():
+                found.append(entry.name)
+        except OSError:
+            pass
+    return found
+
+
+PROBE = """\
+import resource, sys
+from attncourse.cli import main
+code = main(sys.argv[2:])
+with open(sys.argv[1], "w") as f:
+    f.write(str(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss))
+sys.exit(code)
+"""
+
+
+def _run_grader(folder, names, csv_path, home, extra=()):
+    """``attncourse grade`` in its own process, in ``folder``, with an empty home and temp
+    folder; returns (completed process, peak memory of the grader in MB)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("XDG_", "JUPYTER_", "ATTNCOURSE_", "IPYTHON"))}
+    env.update(HOME=str(home / "home"), TMPDIR=str(home / "tmp"), PYTHONDONTWRITEBYTECODE="1")
+    rss = home / "rss"
+    done = subprocess.run([sys.executable, "-c", PROBE, str(rss), "grade", *names, "-o",
+                           str(csv_path), *GRADE, *extra], cwd=folder, env=env,
+                          capture_output=True, text=True, timeout=900)
+    return done, int(rss.read_text()) / 1024 if rss.exists() else None
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("class")
+    home = tmp_path_factory.mktemp("instructor")
+    (home / "home").mkdir()
+    (home / "tmp").mkdir()
+    marker_file = home / "bomb-went-off"
+    notebooks, order, honest = _class(folder, marker_file)
+    for name, nb in notebooks.items():
+        path = folder / f"{name}.ipynb"
+        path.write_text(nb) if isinstance(nb, str) else write(path, nb)
+    csv_path = folder / "grades.csv"
+    before = _files(folder)
+    try:
+        done, peak_mb = _run_grader(folder, [f"{n}.ipynb" for n in order], csv_path, home)
+        exited = csv_path.read_bytes() if csv_path.exists() else b""
+        time.sleep(2)  # a daemon that outlived the grader would strike now
+        deadline = time.monotonic() + 10
+        while _survivors() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        survivors = _survivors()
+    finally:
+        planted = [PACKAGE / "exercises" / "nb99_planted.py", PACKAGE / "instructor" / "planted.py"]
+        leaked = [p for p in planted if p.exists()]
+        for p in leaked:  # a failed sandbox must not leave a payload in the checkout
+            p.unlink()
+    with open(csv_path, newline="", encoding="utf-8") as f:
+        table = list(csv.DictReader(f))
+    rows = {}
+    for row in table:
+        rows.setdefault(row["submission"].lstrip("'").removesuffix(".ipynb"), {})[
+            row["exercise"]] = row
+    return {"done": done, "peak_mb": peak_mb, "folder": folder, "home": home, "csv": csv_path,
+            "table": table, "rows": rows, "honest": honest, "order": order,
+            "before": before, "after": _files(folder, skip={"grades.csv"}),
+            "leaked": leaked,
+            "exited": exited, "survivors": survivors, "marker_file": marker_file}
+
+
+def passed(graded, name):
+    return {e: r["passed"] == "1" for e, r in graded["rows"][name].items()}
+
+
+def message(graded, name, exercise_id):
+    return graded["rows"][name][exercise_id]["message"]
+
+
+def notes(graded, name):
+    shown = name.replace("\n", "\\n")
+    return " | ".join(line for line in graded["done"].stdout.splitlines()
+                      if line.startswith(f"note: {shown}.ipynb:"))
+
+
+# ---------------------------------------------------------------- the run as a whole
+
+
+def test_the_grader_exits_0_with_a_row_for_every_submission(graded):
+    done = graded["done"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert len(graded["table"]) == 2 * len(graded["order"])
+    assert {r["exercise"] for r in graded["table"]} == {"causal_mask", "padding_mask"}
+    assert "notebook 03_masking: causal_mask, padding_mask; each kernel sandboxed" in done.stdout
+
+
+def test_every_honest_submission_keeps_its_full_score(graded):
+    for name in graded["honest"]:
+        assert passed(graded, name) == {"causal_mask": True, "padding_mask": True}, (
+            name, graded["rows"][name])
+
+
+def test_no_attacker_earns_a_point_it_should_not(graded):
+    both = ["causal_mask", "padding_mask"]
+    should_fail = {"plant": ["causal_mask"], "thief": ["causal_mask"], "other_ids": both,
+                   "fake_check": both, "patched_torch": ["causal_mask"],
+                   "peek_solution": ["causal_mask"],
+                   "wrong": both, **{name: both for name in graded["order"]
+                                     if name.startswith("bomb_")}}
+    for name, exercise_ids in should_fail.items():
+        assert not any(passed(graded, name)[e] for e in exercise_ids), graded["rows"][name]
+
+
+def test_no_file_outside_the_sandbox_changes(graded):
+    assert graded["before"] == graded["after"]  # classmates' notebooks; no new files
+    assert not graded["leaked"]  # the package: see test_1
+    assert graded["csv"].read_bytes() == graded["exited"]  # nothing edits it afterwards
+    home = graded["home"]
+    assert not list((home / "tmp").iterdir())  # the grader's temporary folders are gone
+    # nothing of the learners: no progress file, IPython history or notebook signatures
+    assert not [p for p in (home / "home").rglob("*") if p.is_file()]
+    assert not graded["marker_file"].exists()
+    assert not list(Path("/tmp").glob(f"*{MARKER}*"))
+
+
+def test_no_process_survives_the_run(graded):
+    assert graded["survivors"] == []
+
+
+def test_the_graders_peak_memory_stays_under_1_gb(graded):
+    assert graded["peak_mb"] is not None and graded["peak_mb"] < 1024, graded["peak_mb"]
+
+
+# ---------------------------------------------------------------- class by class
+
+
+def test_1_a_submission_cannot_plant_code_in_the_grader(graded):
+    for name in ("exercises/nb99_planted.py", "instructor/planted.py", "exercises/engine.py",
+                 "instructor/grade.py"):  # each write refused
+        assert f"{name}: Read-only file system" in notes(graded, "plant")
+    assert not graded["leaked"]
+    assert "mirrored" in message(graded, "plant", "causal_mask")  # judged on its values
+
+
+def test_2_a_daemon_and_startup_files_reach_no_one(graded):
+    assert "RuntimeError: 1 daemon(s) running" in notes(graded, "daemon")  # it did escape...
+    assert passed(graded, "daemon") == {"causal_mask": True, "padding_mask": True}
+    # ... its own kernel; classmates, the CSV and the package: test_no_file_outside_...
+    assert not passed(graded, "thief")["causal_mask"]
+    assert "not implemented yet" in message(graded, "thief", "causal_mask")
+
+
+def test_3_signals_shared_memory_and_result_bombs_cost_only_their_sender(graded):
+    assert passed(graded, "kill_parent") == {"causal_mask": True, "padding_mask": True}
+    hog = notes(graded, "shm_hog")
+    assert "mmap: Cannot allocate memory" in hog and "/dev/shm: No space left" in hog, hog
+    assert re.search(r"MemoryError|allocate|crashed", notes(graded, "memory_eater"))
+    expected = {
+        ("bomb_tensor", "causal_mask"): "more than 1,048,576 numbers",
+        ("bomb_tensor", "padding_mask"): "not a results file",
+        ("bomb_values", "causal_mask"): "more than 100,000 values",
+        ("bomb_values", "padding_mask"): "larger than 4 MB",
+        ("bomb_file", "causal_mask"): "not a plain file",
+        ("bomb_file", "padding_mask"): "not a plain file",
+        ("bomb_pickle", "causal_mask"): "not a results file",
+    }
+    for (name, exercise_id), why in expected.items():
+        text = message(graded, name, exercise_id)
+        assert "the grader could not read what your function returned" in text, text
+        assert why in text, (name, exercise_id, text)
+
+
+def test_4_results_nested_5000_deep_are_that_submissions_row(graded):
+    for exercise_id in ("causal_mask", "padding_mask"):
+        assert "nested too deep" in message(graded, "bomb_deep", exercise_id)
+
+
+def test_5_tampering_in_the_kernel_earns_nothing_and_solutions_are_off(graded):
+    for name in ("fake_check", "patched_torch"):
+        assert "mirrored" in message(graded, name, "causal_mask")  # judged on its values
+    assert "not implemented yet" in message(graded, "fake_check", "padding_mask")
+    assert "not implemented yet" in message(graded, "peek_solution", "causal_mask")
+
+
+def test_5_other_notebooks_ids_are_ignored_and_never_become_columns(graded):
+    assert set(graded["rows"]["other_ids"]) == {"causal_mask", "padding_mask"}
+    for exercise_id in ("causal_mask", "padding_mask"):
+        text = message(graded, "other_ids", exercise_id)
+        assert ("ignored: cells marked as exercise 'softmax' (00_welcome), 'bonus' (unknown), "
+                "'=1+2' (unknown); only 03_masking's exercises count.") in text, text
+
+
+def test_6_no_csv_cell_starts_a_formula_and_the_table_escapes_newlines(graded):
+    cells = [v for row in graded["table"] for v in row.values()]
+    assert not [c for c in cells if c[:1] in ("=", "+", "-", "@")]
+    names = {row["submission"] for row in graded["table"]}
+    assert {"'=HYPERLINK(1).ipynb", "'@SUM(1).ipynb", "new\nline.ipynb"} <= names
+    assert "\nnew\\nline.ipynb " in graded["done"].stdout
+
+
+def test_7_the_same_submissions_give_the_same_csv_with_one_kernel_at_a_time(
+        graded, tmp_path, monkeypatch):
+    names = ["right", "wrong", "=HYPERLINK(1)", "other_ids"]
+    monkeypatch.chdir(graded["folder"])
+    again = tmp_path / "again.csv"
+    assert main(["grade", *[f"{n}.ipynb" for n in names], "-o", str(again), "--jobs", "1",
+                 *GRADE]) == 0
+    lines = graded["csv"].read_text(encoding="utf-8").splitlines()
+    expected = [lines[0]] + [line for n in names for line in lines[1:]
+                             if line.lstrip('"\'').startswith(f"{n}.ipynb,")]
+    assert again.read_text(encoding="utf-8").splitlines() == expected
+
+
+def test_ordinary_troubles_cost_only_their_cell(graded):
+    assert "mirrored" in message(graded, "wrong", "causal_mask")
+    assert "not implemented yet" in message(graded, "wrong", "padding_mask")
+    assert "cell 5 did not finish within 8 s" in notes(graded, "infinite_loop")
+    assert "did not finish in time" in message(graded, "loop_in_function", "causal_mask")
+    assert passed(graded, "loop_in_function")["padding_mask"]
+    assert "crashed the kernel" in notes(graded, "crash")
+    assert "SyntaxError" in message(graded, "syntax_error", "causal_mask")
+    assert passed(graded, "syntax_error")["padding_mask"]
+    assert "ValueError" in notes(graded, "raises")
+    assert "exercise tag is gone" in notes(graded, "lost_tag")
+    assert "no exercise cell" in message(graded, "deleted_cell", "padding_mask")
+    assert "should be a torch tensor, but it is ndarray" in message(graded, "returns_numpy",
+                                                                     "causal_mask")
+    assert "not a readable notebook" in message(graded, "not_json", "causal_mask")
+
+
+# ---------------------------------------------------------------- 5. a behaviour judged here
+
+
+def _solved_05(decoder=None):
+    cells = [code(IMPORTS)]
+    for ex in exercises_for("05"):
+        source = decoder if decoder and ex.id == "decoder_layer_forward" else solution(ex).source
+        cells.append(code(source, exercise=ex.id))
+    return notebook(*cells)
+
+
+def test_5_a_decoder_that_peeks_fails_though_its_kernel_switched_the_test_off(tmp_path):
+    honest = write(tmp_path / "honest.ipynb", _solved_05())
+    peeking = _solved_05(PEEKING)
+    peeking.cells.insert(1, code(BEHAVIOUR_OFF))
+    write(tmp_path / "peeking.ipynb", peeking)
+    out = tmp_path / "grades.csv"
+    assert main(["grade", str(honest), str(tmp_path / "peeking.ipynb"), "-o", str(out),
+                 "--notebook", "05", *GRADE]) == 0
+    with open(out, newline="", encoding="utf-8") as f:
+        rows = {(Path(r["submission"]).stem, r["exercise"]): r for r in csv.DictReader(f)}
+    assert all(r["passed"] == "1" for (name, _), r in rows.items() if name == "honest"), rows
+    decoder = rows[("peeking", "decoder_layer_forward")]
+    assert decoder["passed"] == "0" and "peeks at the future" in decoder["message"]
