@@ -113,6 +113,16 @@ def test_a_function_that_changes_its_input_in_place_is_told_so():
     assert "4 of" not in result.message  # every case saw its own copy, and every one is told
 
 
+def test_right_values_from_a_function_that_edits_its_input_are_no_other_mistake():
+    def marks_padding_in_place(tokens, pad_id):
+        tokens[tokens == pad_id] = -1
+        return (tokens != -1).unsqueeze(1)
+
+    result = ac.check("padding_mask", marks_padding_in_place)
+    assert result.mistake == "changed_input_in_place", result.message
+    assert "changed its input `tokens` in place" in result.message
+
+
 def test_a_function_that_keeps_its_inputs_may_return_them():
     assert ac.check("append_kv", lambda pk, pv, k, v: (k, v) if pk is None else
                     (torch.cat([pk, k], -2), torch.cat([pv, v], -2))).passed

@@ -3,9 +3,12 @@ package's reference implementation, and — when it differs — name the likely 
 
 An :class:`Exercise` bundles everything one exercise needs: the reference (a function of the
 package, the single source of truth), a deterministic set of :class:`Case` inputs, progressive
-hints, and :class:`Mistake` s — wrong implementations a learner is likely to write. When the
-learner's outputs agree with a mistake's outputs on every case, we know what went wrong and
-say it in words.
+hints, :class:`Mistake` s — wrong implementations a learner is likely to write — and the
+solution that :func:`solution` shows (:mod:`attncourse.exercises.solutions`). When the
+learner's outputs agree with a mistake's outputs on every case, or the learner's code raises
+the error a mistake is known by, we know what went wrong and say it in words; so we do when
+the learner's function changes its inputs in place, and an error nothing explains is at least
+translated.
 
 Checking happens in two steps so that a grader can split them across processes:
 :func:`run_cases` calls the learner's function (in the learner's kernel), :func:`judge`
@@ -186,6 +189,8 @@ def difference(expected, got, atol=1e-5, name=None):
                 return (f"{what} is {got[tuple(wrong)].item()} at index {tuple(wrong)}, "
                         f"expected {expected[tuple(wrong)].item()}")
             return None
+        if got.dtype == torch.bool:
+            return f"{what} is a bool tensor (True/False), but should hold numbers"
         if not got.is_floating_point() and expected.is_floating_point():
             return f"{what} should hold floating-point numbers, but its dtype is {got.dtype}"
         got = got.to(expected.dtype)
@@ -384,8 +389,9 @@ def judge(exercise, cases, outcomes):
         return CheckResult(exercise.id, False,
                            f"not implemented yet — write the body of `{exercise.signature}` "
                            f"in the cell above, run it, then run this check again.")
-    gaps = [outcome_difference(_reference_value(exercise, c), o, exercise) or _changed_text(o)
-            for c, o in zip(cases, outcomes)]
+    differences = [outcome_difference(_reference_value(exercise, c), o, exercise)
+                   for c, o in zip(cases, outcomes)]
+    gaps = [d or _changed_text(o) for d, o in zip(differences, outcomes)]
     failing = [i for i, gap in enumerate(gaps) if gap]
     if not failing:
         return CheckResult(exercise.id, True,
@@ -396,7 +402,7 @@ def judge(exercise, cases, outcomes):
     if len(failing) < len(cases):
         passed = [cases[i].label for i in range(len(cases)) if i not in failing]
         message += f"\n({len(passed)} of {len(cases)} cases pass: {'; '.join(passed)}.)"
-    mistake = recognise(exercise, cases, outcomes)
+    mistake = recognise(exercise, cases, outcomes) if any(differences) else CHANGED_INPUT
     if mistake:
         message += f"\nLikely mistake — {mistake.message}"
     else:
@@ -505,7 +511,7 @@ def hint(exercise_id):
     shown = _HINTS_SHOWN.get(exercise.id, 0)
     if shown >= len(exercise.hints):
         return Text(f"No more hints for '{exercise.id}'. `solution('{exercise.id}')` shows "
-                    f"the reference implementation.")
+                    f"a solution to paste over your cell and run.")
     _HINTS_SHOWN[exercise.id] = shown + 1
     return Text(f"Hint {shown + 1} of {len(exercise.hints)}: {exercise.hints[shown]}")
 
