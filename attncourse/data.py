@@ -207,6 +207,11 @@ class Batch:
     src_mask: torch.Tensor  # (batch, 1, src_len): no padding keys
     tgt_mask: torch.Tensor  # (batch, tgt_len, tgt_len): no padding keys, no peeking ahead
 
+    def to(self, device):
+        """The same batch on another device (e.g. the model's)."""
+        return Batch(*(t.to(device) for t in (self.src, self.tgt_in, self.tgt_out,
+                                              self.src_mask, self.tgt_mask)))
+
 
 @dataclass
 class Corpus:

@@ -31,7 +31,7 @@ from attncourse.attention import _check_inputs, attention, scaled_scores
 from attncourse.errors import expect, shape_of
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
-from attncourse.multihead import _additive, heads_mask, merge_heads, split_heads
+from attncourse.multihead import heads_mask, merge_heads, project_heads, sdpa_heads, split_heads
 
 # ------------------------------------------------------------- 1. measuring the memory wall
 
@@ -205,7 +205,7 @@ def kv_cache_bytes(num_layers, batch, num_kv_heads, seq_len, d_k, dtype=torch.fl
 def _qkv_heads(mha, x):
     """Q, K, V of ``x`` by a :class:`MultiHeadAttention`'s projection, each split into heads
     ``(batch, heads, seq, d_k)``."""
-    return [split_heads(t, mha.num_heads) for t in mha.W_QKV(x).chunk(3, dim=-1)]
+    return project_heads(x, x, x, mha.W_QKV.weight, mha.W_QKV.bias, mha.num_heads)
 
 
 def cached_self_attention(mha, x, cache):
@@ -222,8 +222,7 @@ def cached_self_attention(mha, x, cache):
 def cached_cross_attention(mha, x, memory_kv, src_mask):
     """Cross-attention with the encoder's keys and values computed once, before decoding."""
     q, _, _ = _qkv_heads(mha, x)  # (batch, heads, 1, d_k); the new K, V are not needed
-    bias = _additive(heads_mask(src_mask), q.dtype)  # the package's mask policy, as a sum
-    heads = F.scaled_dot_product_attention(q, *memory_kv, attn_mask=bias)  # (b, heads, 1, d_k)
+    heads = sdpa_heads(q, *memory_kv, heads_mask(src_mask))  # (batch, heads, 1, d_k)
     return mha.W_O(merge_heads(heads))  # (batch, 1, d_model)
 
 

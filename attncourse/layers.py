@@ -34,7 +34,7 @@ from torch import nn
 
 from attncourse.errors import expect
 from attncourse.masks import causal_mask
-from attncourse.multihead import MultiHeadAttention
+from attncourse.multihead import MultiHeadAttention, MultiHeadFromHeads
 
 # --------------------------------------------------------------- 1-3. the building blocks
 
@@ -131,7 +131,7 @@ class EncoderLayer(nn.Module):
 
 class DecoderLayer(nn.Module):
     """Masked self-attention, cross-attention over the encoder's output, feed-forward; each
-    in a :class:`SublayerConnection`. Call-compatible with the book's listing."""
+    in a :class:`SublayerConnection`. Call-compatible with the Annotated Transformer's."""
 
     def __init__(self, size, self_attn, src_attn, feed_forward, dropout):
         super().__init__()
@@ -325,16 +325,20 @@ def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None, 
 
 @contextmanager
 def attention_weights_kept(model):
-    """Inside this block every :class:`MultiHeadAttention` of ``model`` keeps its latest
-    weights in ``.attn`` ``(batch, heads, q_len, k_len)`` (slower: no fused kernel)."""
-    modules = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
+    """Inside this block every multi-head attention of ``model`` (:class:`MultiHeadAttention`
+    or :class:`~attncourse.multihead.MultiHeadFromHeads`) keeps its latest weights in
+    ``.attn`` ``(batch, heads, q_len, k_len)`` (slower: no fused kernel); afterwards each
+    goes back to what it did before."""
+    modules = [m for m in model.modules()
+               if isinstance(m, (MultiHeadAttention, MultiHeadFromHeads))]
+    before = [m.need_weights for m in modules]
     for m in modules:
         m.need_weights = True
     try:
         yield model
     finally:
-        for m in modules:
-            m.need_weights = False
+        for m, need in zip(modules, before):
+            m.need_weights = need
 
 
 __all__ = ["SublayerConnection", "FeedForward", "sinusoidal_positions", "PositionalEncoding",

@@ -7,15 +7,20 @@ One head averages everything it looks at into one weighted mean. With h heads of
 d_k = d_model / h, each head projects into its own subspace and may look somewhere else
 (one head at "river" for "banks", another at "rich"). The story, top to bottom:
 
-1. :class:`AttentionHead` — one head with its own projections, as in the book's listing;
+1. :class:`AttentionHead` — one head with its own projections, as in many ViT tutorials;
 2. :func:`split_heads` / :func:`merge_heads` — the reshape/transpose that lets all heads run
    in one batched call instead of a Python loop;
 3. :func:`multi_head_forward` — the paper's formula with plain matrices;
-4. :class:`MultiHeadAttention` — the module: one fused Q/K/V projection, the heads, W_O,
-   interchangeable with ``torch.nn.MultiheadAttention`` (``from_torch`` / ``to_torch``);
+4. :class:`MultiHeadAttention` — the module: one fused Q/K/V projection (:func:`project_heads`),
+   all heads in one call of PyTorch's fused kernel (:func:`sdpa_heads`, which hands a causal
+   mask over as ``is_causal``), W_O; interchangeable with ``torch.nn.MultiheadAttention``
+   (``from_torch`` / ``to_torch``);
 5. :class:`MultiHeadFromHeads` — the same thing built from h separate heads, to prove the
-   fused module computes exactly Concat(head_1..head_h) W_O.
+   fused module computes exactly Concat(head_1..head_h) W_O; it runs head by head when its
+   weights are wanted, and as one fused call otherwise.
 """
+
+import functools
 
 import torch
 import torch.nn.functional as F
@@ -23,14 +28,14 @@ from torch import nn
 
 from attncourse.attention import attention
 from attncourse.errors import expect, shape_of
-from attncourse.masks import masked_score
+from attncourse.masks import causal_mask, masked_score
 
 # ------------------------------------------------------------------------ 1. one head
 
 
 class AttentionHead(nn.Module):
     """One attention head: its own query/key/value projections, then scaled dot-product
-    attention. ``head(x)`` returns ``(output, probs)`` like the book's listing."""
+    attention. ``head(x)`` returns ``(output, probs)`` like a ViT tutorial's per-head listing."""
 
     def __init__(self, hidden_size, attention_head_size, bias=True):
         super().__init__()
@@ -41,7 +46,7 @@ class AttentionHead(nn.Module):
         self.value = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_V_i
 
     def forward(self, query, key=None, value=None, mask=None):
-        """``key`` defaults to ``query`` (self-attention, the book's ``head(x)``) and ``value``
+        """``key`` defaults to ``query`` (self-attention, ``head(x)``) and ``value``
         to ``key``; returns ``(output (batch, q_len, d_k), probs (batch, q_len, k_len))``."""
         key = query if key is None else key
         value = key if value is None else value
@@ -98,14 +103,42 @@ def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 # ---------------------------------------------------------------- 4. the module
 
 
+def project_heads(query, key, value, weight, bias, num_heads):
+    """Q, K, V split into heads ``(batch, heads, seq, d_k)`` by one stacked projection:
+    ``weight`` is ``(3·d_model, d_model)``, the rows of W_Q, then W_K, then W_V (``bias``
+    alike, or None). Self-attention (one tensor three times) takes a single matrix product."""
+    if query is key is value:
+        qkv = F.linear(query, weight, bias).chunk(3, dim=-1)  # 3 × (batch, seq, d_model)
+    else:
+        biases = (None,) * 3 if bias is None else bias.chunk(3)
+        qkv = [F.linear(x, w, b) for x, w, b in zip((query, key, value), weight.chunk(3), biases)]
+    return [split_heads(t, num_heads) for t in qkv]  # 3 × (batch, heads, seq, d_k)
+
+
+def sdpa_heads(q, k, v, mask=None, is_causal=False, dropout_p=0.0):
+    """Every head in one call of ``F.scaled_dot_product_attention``, PyTorch's fused kernel:
+    ``(batch, heads, q_len, d_k)``; ``mask`` as :func:`heads_mask` returns it.
+
+    A causal mask — ``is_causal=True``, or a mask equal to :func:`~attncourse.masks.causal_mask`
+    — goes to SDPA as ``is_causal=True``: its flash kernel then skips the tiles above the
+    diagonal instead of reading a ``(seq, seq)`` mask. Any other mask goes as scores to add (0,
+    or the masked value), so that a fully masked row gets equal weights as in :func:`attention`.
+    """
+    if is_causal or _is_causal(mask):
+        return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
+    bias = None if mask is None else _additive(mask, q.dtype)
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout_p)
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with one fused Q/K/V projection and an output projection W_O.
 
-    ``forward(query, key, value, mask=None)`` → ``(batch, q_len, d_model)``; the mask is True
-    where a query may attend. With ``need_weights = True`` the heads run through the course's
+    ``forward(query, key, value, mask=None, is_causal=False)`` → ``(batch, q_len, d_model)``;
+    the mask is True where a query may attend, and ``is_causal=True`` means the causal mask
+    (as in SDPA). With ``need_weights = True`` the heads run through the course's
     :func:`attention` and keep their weights in ``.attn`` ``(batch, heads, q_len, k_len)`` for
-    plotting; otherwise (the default) they run through ``F.scaled_dot_product_attention``,
-    PyTorch's fused kernel, and ``.attn`` is ``None``.
+    plotting; otherwise (the default) they run through :func:`sdpa_heads`, PyTorch's fused
+    kernel, and ``.attn`` is ``None``.
     """
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
@@ -120,30 +153,22 @@ class MultiHeadAttention(nn.Module):
         self.need_weights = False
         self.attn = None
 
-    def forward(self, query, key=None, value=None, mask=None):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False):
         """``query`` ``(batch, q_len, d_model)``; ``key`` and ``value`` ``(batch, k_len, d_model)``,
         ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``."""
         key = query if key is None else key
         value = key if value is None else value
-        _check_inputs(self.d_model, query, key, value)
-        q, k, v = (split_heads(t, self.num_heads) for t in self._project(query, key, value))
-        mask = heads_mask(mask)  # q, k, v: (batch, heads, seq, d_k)
+        _check_inputs(self.d_model, query, key, value, mask, is_causal)
+        q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
+                                self.num_heads)  # (batch, heads, seq, d_k)
+        mask = heads_mask(mask)
         if self.need_weights:
+            mask = _causal_if(is_causal, q, k, mask)
             heads, self.attn = attention(q, k, v, mask, self.dropout)  # (batch, heads, q_len, d_k)
         else:
-            heads = F.scaled_dot_product_attention(
-                q, k, v, attn_mask=None if mask is None else _additive(mask, q.dtype),
-                dropout_p=self.dropout.p if self.training else 0.0)  # (batch, heads, q_len, d_k)
-            self.attn = None
+            dropout_p = self.dropout.p if self.training else 0.0
+            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
         return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
-
-    def _project(self, query, key, value):
-        """Q, K, V: one matrix product when the three inputs are the same tensor."""
-        if query is key is value:
-            return self.W_QKV(query).chunk(3, dim=-1)  # 3 × (batch, seq, d_model)
-        weights = self.W_QKV.weight.chunk(3)
-        biases = (None,) * 3 if self.W_QKV.bias is None else self.W_QKV.bias.chunk(3)
-        return [F.linear(x, w, b) for x, w, b in zip((query, key, value), weights, biases)]
 
     @classmethod
     def from_torch(cls, m):
@@ -179,13 +204,36 @@ class MultiHeadAttention(nn.Module):
         return m
 
 
-def _check_inputs(d_model, query, key, value):
+def _check_inputs(d_model, query, key, value, mask, is_causal):
     for name, t in (("query", query), ("key", key), ("value", value)):
         expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == d_model,
                f"`{name}` should be (batch, seq, d_model = {d_model}), got {shape_of(t)}.")
     expect(key.shape[:2] == value.shape[:2],
            f"key and value need the same (batch, seq): key is {shape_of(key)}, "
            f"value is {shape_of(value)}.")
+    expect(not (is_causal and mask is not None),
+           "pass either a mask or is_causal=True, not both: is_causal=True is the causal mask.")
+
+
+def _is_causal(mask):
+    """Whether ``mask`` is one ``(seq, seq)`` causal mask, True exactly on and below the diagonal."""
+    return (mask is not None and mask.dim() == 2 and mask.size(0) == mask.size(1)
+            and torch.equal(mask.bool(), _causal_reference(mask.size(0), mask.device)))
+
+
+@functools.lru_cache(maxsize=8)
+def _causal_reference(size, device):
+    """:func:`~attncourse.masks.causal_mask` kept for :func:`_is_causal` to compare against
+    (never handed out, so nobody can change it)."""
+    return causal_mask(size, device)
+
+
+def _causal_if(is_causal, q, k, mask):
+    """``mask``, or, for ``is_causal=True``, SDPA's causal mask ``(q_len, k_len)``: query i sees
+    keys 0..i."""
+    if not is_causal:
+        return mask
+    return torch.ones(q.size(-2), k.size(-2), dtype=torch.bool, device=q.device).tril()
 
 
 def _additive(mask, dtype):
@@ -208,9 +256,13 @@ def _copy_linear(linear, weight, bias=None):
 class MultiHeadFromHeads(nn.Module):
     """Multi-head attention spelled out: h :class:`AttentionHead` s, concatenated, then W_O.
 
-    Slower than :class:`MultiHeadAttention` (a Python loop over heads) but literally the
-    paper's formula; :meth:`from_fused` loads a fused module's weights to prove they agree.
-    ``forward`` returns ``(batch, q_len, d_model)`` and keeps the weights in ``.attn``.
+    With ``need_weights = True`` (the default: this module is here to be looked at) the heads
+    run one after the other — literally the paper's formula — and ``.attn`` keeps their weights
+    ``(batch, heads, q_len, k_len)``. With ``need_weights = False`` the heads' projections are
+    stacked into one matrix (:meth:`stacked_qkv`) and all heads run in one fused
+    :func:`sdpa_heads` call: the same function, as fast as :class:`MultiHeadAttention` (the ViT
+    trains this way). ``forward`` returns ``(batch, q_len, d_model)``; :meth:`from_fused`
+    loads a fused module's weights to prove the two modules agree.
     """
 
     def __init__(self, d_model, num_heads, bias=True):
@@ -221,20 +273,36 @@ class MultiHeadFromHeads(nn.Module):
         self.heads = nn.ModuleList(
             AttentionHead(d_model, self.d_k, bias=bias) for _ in range(num_heads))
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
+        self.need_weights = True
         self.attn = None
 
-    def forward(self, query, key=None, value=None, mask=None):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False):
         """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
         key = query if key is None else key
         value = key if value is None else value
-        _check_inputs(self.d_model, query, key, value)
+        _check_inputs(self.d_model, query, key, value, mask, is_causal)
         mask = heads_mask(mask)
+        if not self.need_weights:  # all heads at once
+            q, k, v = project_heads(query, key, value, *self.stacked_qkv(), self.num_heads)
+            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal), None  # (b, h, q_len, d_k)
+            return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        mask = _causal_if(is_causal, query, key, mask)
         outputs, probs = zip(*(
             head(query, key, value, None if mask is None else _mask_of_head(mask, i))
             for i, head in enumerate(self.heads)))  # h × (batch, q_len, d_k), h × (b, q, k)
         self.attn = torch.stack(probs, dim=1)  # (batch, heads, q_len, k_len)
         concat = torch.cat(outputs, dim=-1)  # (batch, q_len, heads * d_k)
         return self.W_O(concat)  # (batch, q_len, d_model)
+
+    def stacked_qkv(self):
+        """The heads' projections as one ``(3·d_model, d_model)`` weight and its bias: the rows
+        of W_Q = [W_Q_1; ...; W_Q_h], then W_K, then W_V — :class:`MultiHeadAttention`'s
+        ``W_QKV`` layout. Built anew each call, so gradients reach every head's own weights."""
+        linears = ([head.query for head in self.heads] + [head.key for head in self.heads]
+                   + [head.value for head in self.heads])
+        weight = torch.cat([linear.weight for linear in linears])  # (3·d_model, d_model)
+        bias = None if linears[0].bias is None else torch.cat([lin.bias for lin in linears])
+        return weight, bias
 
     @classmethod
     def from_fused(cls, mha):
@@ -258,4 +326,4 @@ def _mask_of_head(mask, i):
 
 
 __all__ = ["AttentionHead", "split_heads", "merge_heads", "heads_mask", "multi_head_forward",
-           "MultiHeadAttention", "MultiHeadFromHeads"]
+           "project_heads", "sdpa_heads", "MultiHeadAttention", "MultiHeadFromHeads"]

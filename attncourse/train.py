@@ -72,6 +72,12 @@ def loss_fn(logits, target, pad_id, label_smoothing=0.0):
                            label_smoothing=label_smoothing)
 
 
+def model_device(model):
+    """The device of the model's parameters: training and translating move their tensors
+    there, so the same code runs on a CPU and on a GPU."""
+    return next(model.parameters()).device
+
+
 def learning_rate(step, total, peak, warmup):
     """Linear warm-up to ``peak`` over ``warmup`` steps, then a linear decay to zero."""
     if step < warmup:
@@ -102,7 +108,7 @@ def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, 
     order = torch.Generator().manual_seed(seed)  # batch order
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9,
                                  foreach=True)
-    pad_id = corpus.tgt_vocab.pad_id
+    device, pad_id = model_device(model), corpus.tgt_vocab.pad_id
     history, line = History(), ProgressLine() if progress else None
     start, step, running = time.perf_counter(), 0, []
     model.train()
@@ -112,6 +118,7 @@ def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, 
                 break
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, steps, lr, warmup)
+            batch = batch.to(device)  # the corpus lives on the CPU, the model maybe not
             logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)  # (b, t, V)
             loss = loss_fn(logits, batch.tgt_out, pad_id, label_smoothing)
             optimizer.zero_grad()
@@ -143,7 +150,7 @@ def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, 
 def translate_ids(model, corpus, pairs):
     """Greedy translations of the German side of ``pairs``, as token lists (batched)."""
     vocab = corpus.tgt_vocab
-    batch = corpus.batch(pairs)
+    batch = corpus.batch(pairs).to(model_device(model))
     max_len = batch.tgt_out.size(1) + 5
     model.eval()
     ys = greedy_decode(model, batch.src, batch.src_mask, max_len, vocab.bos_id, vocab.eos_id)
@@ -196,7 +203,8 @@ def translate(model, corpus, german, max_len=20):
     expect(isinstance(german, str) and german.strip(),
            f"give a German sentence as text, e.g. 'Wie geht es dir?', got {german!r}.")
     vocab = corpus.tgt_vocab
-    src, src_mask = corpus.encode(german)  # (1, src_len), (1, 1, src_len)
+    device = model_device(model)
+    src, src_mask = (t.to(device) for t in corpus.encode(german))  # (1, src_len), (1, 1, src_len)
     model.eval()
     with attention_weights_kept(model):
         ys = greedy_decode(model, src, src_mask, max_len, vocab.bos_id, vocab.eos_id)
@@ -206,5 +214,5 @@ def translate(model, corpus, german, max_len=20):
     return Translation(tokenize(german), vocab.decode(ys[0, 1:]), weights)
 
 
-__all__ = ["ProgressLine", "History", "loss_fn", "learning_rate", "train", "translate_ids",
+__all__ = ["ProgressLine", "History", "loss_fn", "model_device", "learning_rate", "train", "translate_ids",
            "evaluate", "Translation", "translate"]

@@ -12,13 +12,14 @@ The story, top to bottom (notebook 06):
 4. :class:`ViT` / :class:`ViTConfig` — patch embedding → encoder layers (the course's
    :class:`~attncourse.layers.EncoderLayer`, attending with h separate
    :class:`~attncourse.multihead.AttentionHead` s) → a linear head on the class token;
-   :meth:`ViT.attention_weights` collects every layer's ``(batch, heads, tokens, tokens)``;
+   training runs the heads as one fused call, and :meth:`ViT.attention_weights` runs them
+   one by one to collect every layer's ``(batch, heads, tokens, tokens)``;
 5. what the model looks at: :func:`class_token_maps` (the class token's attention to each
    patch, upsampled to the image) and :func:`attention_rollout` (attention traced through
    all layers at once);
 6. :func:`train_classifier` / :func:`accuracy` — the training loop and the test score.
 
-The defaults follow the book's image transformer: d_model = 48 split into 4 heads of 12.
+The defaults are a classic teaching size: d_model = 48 split into 4 heads of 12.
 """
 
 import time
@@ -29,9 +30,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from attncourse.errors import expect, shape_of
-from attncourse.layers import Encoder, EncoderLayer, FeedForward
+from attncourse.layers import Encoder, EncoderLayer, FeedForward, attention_weights_kept
 from attncourse.multihead import MultiHeadFromHeads
-from attncourse.train import ProgressLine, bar, learning_rate
+from attncourse.train import ProgressLine, bar, learning_rate, model_device
 
 # ------------------------------------------------------------------ 1. patches as tokens
 
@@ -169,7 +170,9 @@ class ViT(nn.Module):
     """A Vision Transformer built from the course's parts: :class:`PatchEmbedding`, a class
     token, learned position embeddings, an :class:`~attncourse.layers.Encoder` of
     :class:`~attncourse.layers.EncoderLayer` s whose self-attention is h separate
-    :class:`~attncourse.multihead.AttentionHead` s, and a linear classification head.
+    :class:`~attncourse.multihead.AttentionHead` s (a
+    :class:`~attncourse.multihead.MultiHeadFromHeads`, fused unless its weights are asked
+    for), and a linear classification head.
 
     ``ViT()`` uses the :class:`ViTConfig` defaults; ``ViT(config)`` or ``ViT(num_layers=3)``
     changes them.
@@ -185,8 +188,10 @@ class ViT(nn.Module):
         # step attention can tell patches apart; tiny starting values stall training a while
         self.positions = nn.Parameter(torch.randn(1, c.num_patches + 1, c.d_model))
         self.dropout = nn.Dropout(c.dropout)
-        layer = EncoderLayer(c.d_model, MultiHeadFromHeads(c.d_model, c.num_heads),
-                             FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
+        attn = MultiHeadFromHeads(c.d_model, c.num_heads)
+        attn.need_weights = False  # train all heads in one fused call; attention_weights() asks
+        layer = EncoderLayer(c.d_model, attn, FeedForward(c.d_model, c.d_ff, c.dropout),
+                             c.dropout)
         self.encoder = Encoder(layer, c.num_layers)  # ends with a layer norm
         self.head = nn.Linear(c.d_model, c.num_classes)
         for module in self.modules():  # the encoder's layers are copies of one: new weights
@@ -211,8 +216,10 @@ class ViT(nn.Module):
     @torch.no_grad()
     def attention_weights(self, images):
         """Every layer's attention, ``(batch, layers, heads, tokens, tokens)`` with tokens =
-        1 + num_patches (token 0 is the class token); each row sums to one."""
-        self.features(images)
+        1 + num_patches (token 0 is the class token); each row sums to one. The heads run one
+        by one for this call, each keeping its weights (training runs them fused)."""
+        with attention_weights_kept(self):
+            self.features(images)
         return torch.stack([layer.self_attn.attn for layer in self.encoder.layers], dim=1)
 
 
@@ -272,9 +279,12 @@ class TrainHistory:
 
 @torch.no_grad()
 def accuracy(model, images, labels, batch_size=512):
-    """The share of ``images`` whose highest-scoring class is the right label."""
+    """The share of ``images`` whose highest-scoring class is the right label (computed on the
+    model's device, wherever the images are)."""
     model.eval()
-    right = sum((model(images[i:i + batch_size]).argmax(-1) == labels[i:i + batch_size]).sum()
+    device = model_device(model)
+    right = sum((model(images[i:i + batch_size].to(device)).argmax(-1)
+                 == labels[i:i + batch_size].to(device)).sum()
                 for i in range(0, len(images), batch_size))
     return right.item() / len(images)
 
@@ -287,8 +297,9 @@ def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_deca
     ``test_accuracy`` is measured on ``data.test_images``, which training never sees.
 
     Seeded: the same seed gives the same batches and the same numbers. ``augment`` is a
-    function applied to each batch of images (e.g. a torchvision transform). ``threads=1``:
-    a small model gains nothing from several cores and never waits for a busy one.
+    function applied to each batch of images (e.g. a torchvision transform). Batches go to
+    the model's device, so the data may stay on the CPU. ``threads=1``: a small model gains
+    nothing from several cores and never waits for a busy one.
     """
     threads_before = torch.get_num_threads()
     torch.set_num_threads(threads)
@@ -306,6 +317,7 @@ def _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
                                   foreach=True)
     steps = epochs * -(-len(data.train_labels) // batch_size)
+    device = model_device(model)
     history, line = TrainHistory(), ProgressLine() if progress else None
     start, step = time.perf_counter(), 0
     for epoch in range(epochs):
@@ -314,6 +326,7 @@ def _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
         for images, labels in data.batches(batch_size, generator=order):
             for group in optimizer.param_groups:
                 group["lr"] = learning_rate(step, steps, lr, warmup)
+            images, labels = images.to(device), labels.to(device)
             if augment is not None:
                 images = augment(images)
             loss = F.cross_entropy(model(images), labels, label_smoothing=label_smoothing)

@@ -152,6 +152,15 @@ def test_cross_attention_weights_are_target_by_source_and_flags_are_restored():
     assert not any(m.need_weights for m in model.modules() if isinstance(m, MultiHeadAttention))
 
 
+def test_weights_kept_reaches_separate_heads_and_restores_each_flag():
+    fused, looped = ac.MultiHeadFromHeads(16, 4), ac.MultiHeadFromHeads(16, 4)
+    fused.need_weights = False
+    model = nn.ModuleList([fused, looped, MultiHeadAttention(16, 4)])
+    with attention_weights_kept(model):
+        assert all(m.need_weights for m in model)
+    assert [m.need_weights for m in model] == [False, True, False]
+
+
 def test_positional_encoding():
     pe = sinusoidal_positions(50, 16)
     assert pe.shape == (50, 16)

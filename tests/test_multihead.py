@@ -177,7 +177,7 @@ def test_separate_heads_count_the_same_parameters():
     assert n_fused == sum(p.numel() for p in ac.MultiHeadAttention(64, 2).parameters())
 
 
-def test_attention_head_is_call_compatible_with_the_book():
+def test_attention_head_is_call_compatible_with_the_per_head_listing():
     torch.manual_seed(5)
     head = ac.AttentionHead(hidden_size=8, attention_head_size=4)
     x = torch.randn(2, 5, 8)
@@ -235,3 +235,150 @@ def test_friendly_errors_for_bad_inputs():
         ac.MultiHeadAttention.from_torch(nn.Linear(4, 4))
     with pytest.raises(CourseError, match="plain nn.MultiheadAttention"):
         ac.MultiHeadAttention.from_torch(nn.MultiheadAttention(8, 2, kdim=4, vdim=4))
+
+
+# ------------------------------------------------ the fused path of MultiHeadFromHeads
+
+
+def _random_heads(d_model=32, num_heads=4, bias=True, seed=7):
+    torch.manual_seed(seed)
+    heads = ac.MultiHeadFromHeads(d_model, num_heads, bias=bias)
+    if bias:  # nn.Linear's biases are small; make them matter
+        with torch.no_grad():
+            for p in heads.parameters():
+                if p.dim() == 1:
+                    p.normal_()
+    return heads
+
+
+def _output_and_grads(module, need_weights, *inputs, **kwargs):
+    module.need_weights = need_weights
+    module.zero_grad()
+    inputs = [t.detach().requires_grad_() for t in inputs]
+    out = module(*inputs, **kwargs)
+    out.square().sum().backward()
+    return out, [p.grad for p in module.parameters()], [t.grad for t in inputs]
+
+
+@pytest.mark.parametrize("bias", [True, False])
+@pytest.mark.parametrize("case", ["self", "causal", "is_causal", "padding", "per-head", "cross"])
+def test_fused_heads_equal_the_head_by_head_loop_with_gradients(bias, case):
+    """need_weights = False (one SDPA call on stacked weights) computes the same function as
+    the loop over AttentionHeads, and trains every head's own weights the same way."""
+    heads = _random_heads(bias=bias)
+    g = torch.Generator().manual_seed(8)
+    x, memory = torch.randn(3, 6, 32, generator=g), torch.randn(3, 9, 32, generator=g)
+    inputs, kwargs = {
+        "self": ((x,), {}),
+        "causal": ((x,), {"mask": ac.causal_mask(6)}),
+        "is_causal": ((x,), {"is_causal": True}),
+        "padding": ((x, memory, memory), {"mask": ac.padding_mask(
+            torch.tensor([[1] * 9, [1] * 5 + [0] * 4, [1] * 2 + [0] * 7]), 0)}),
+        "per-head": ((x, memory, memory), {"mask": torch.rand(3, 4, 6, 9, generator=g) > 0.3}),
+        "cross": ((x, memory, memory), {}),
+    }[case]
+    fused, fused_params, fused_inputs = _output_and_grads(heads, False, *inputs, **kwargs)
+    assert heads.attn is None
+    loop, loop_params, loop_inputs = _output_and_grads(heads, True, *inputs, **kwargs)
+    assert heads.attn.shape == (3, 4, 6, inputs[-1].size(1))
+    torch.testing.assert_close(fused, loop, atol=ATOL, rtol=1e-4)
+    for a, b in zip(fused_params + fused_inputs, loop_params + loop_inputs):
+        torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
+
+
+def test_stacked_weights_are_the_fused_modules_w_qkv():
+    torch.manual_seed(9)
+    fused = ac.MultiHeadAttention(24, 3)
+    weight, bias = ac.MultiHeadFromHeads.from_fused(fused).stacked_qkv()
+    assert torch.equal(weight, fused.W_QKV.weight) and torch.equal(bias, fused.W_QKV.bias)
+    assert ac.MultiHeadFromHeads(24, 3, bias=False).stacked_qkv()[1] is None
+
+
+def test_separate_heads_keep_their_weights_by_default():
+    heads = ac.MultiHeadFromHeads(16, 4)
+    assert heads.need_weights
+    heads(torch.randn(2, 3, 16))
+    assert heads.attn.shape == (2, 4, 3, 3)
+
+
+# ------------------------------------------------------------- causal: SDPA's kernels
+
+
+def _sdpa_calls(monkeypatch):
+    calls = []
+    real = ac.multihead.F.scaled_dot_product_attention
+
+    def spy(*args, **kwargs):
+        calls.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(ac.multihead.F, "scaled_dot_product_attention", spy)
+    return calls
+
+
+def test_a_causal_mask_reaches_sdpa_as_is_causal(monkeypatch):
+    """SDPA's flash kernel cannot read a mask, but it can skip the tiles above the diagonal:
+    a causal mask must reach it as is_causal=True, any other mask as a tensor."""
+    calls = _sdpa_calls(monkeypatch)
+    _, ours = _pair(16, 4)
+    x = torch.randn(2, 6, 16)
+    almost = ac.causal_mask(6).clone()
+    almost[5, 0] = False
+    cases = [
+        ({"mask": ac.causal_mask(6)}, True),
+        ({"mask": ac.causal_mask(6).int()}, True),
+        ({"is_causal": True}, True),
+        ({"mask": almost}, False),
+        ({"mask": ac.causal_mask(6).expand(2, 6, 6)}, False),  # per batch: passed as it is
+        ({"mask": torch.ones(6, 6, dtype=torch.bool)}, False),
+    ]
+    for kwargs, causal in cases:
+        calls.clear()
+        with torch.no_grad():
+            ours(x, **kwargs)
+        (call,) = calls
+        assert call.get("is_causal", False) is causal, kwargs
+        assert (call.get("attn_mask") is None) is causal, kwargs
+    heads = ac.MultiHeadFromHeads.from_fused(ours)
+    heads.need_weights = False
+    calls.clear()
+    heads(x, mask=ac.causal_mask(6))
+    assert calls[0]["is_causal"] is True and calls[0].get("attn_mask") is None
+
+
+@pytest.mark.parametrize("q_len,k_len", [(6, 6), (3, 7), (7, 3)])
+def test_is_causal_means_sdpas_causal_mask_on_both_paths(q_len, k_len):
+    theirs, ours = _pair(16, 4)
+    q, kv = torch.randn(2, q_len, 16), torch.randn(2, k_len, 16)
+    tril = torch.ones(q_len, k_len, dtype=torch.bool).tril()  # SDPA's is_causal: top left
+    with torch.no_grad():
+        expected = theirs(q, kv, kv, attn_mask=ac.to_nn_mha_mask(tril))[0]
+        for got in _ours_both_paths(ours, q, kv, kv, is_causal=True):
+            torch.testing.assert_close(got, expected, atol=ATOL, rtol=1e-4)
+        if q_len == k_len:
+            torch.testing.assert_close(ours(q, is_causal=True), ours(q, mask=ac.causal_mask(6)))
+        heads = ac.MultiHeadFromHeads.from_fused(ours)
+        torch.testing.assert_close(heads(q, kv, kv, is_causal=True), expected, atol=ATOL,
+                                   rtol=1e-4)
+        assert (heads.attn[..., tril.logical_not()] == 0).all()
+
+
+def test_causal_training_step_equals_nn_multihead_attention_with_is_causal():
+    theirs, ours = _pair(32, 4)
+    theirs.train()
+    ours.train()
+    x = torch.randn(2, 9, 32)
+    mask = ac.causal_mask(9)
+    theirs(x, x, x, attn_mask=ac.to_nn_mha_mask(mask), is_causal=True,
+           need_weights=False)[0].square().sum().backward()
+    ours(x, mask=mask).square().sum().backward()
+    torch.testing.assert_close(ours.W_QKV.weight.grad, theirs.in_proj_weight.grad,
+                               atol=1e-4, rtol=1e-4)
+    torch.testing.assert_close(ours.W_O.weight.grad, theirs.out_proj.weight.grad,
+                               atol=1e-4, rtol=1e-4)
+
+
+def test_a_mask_and_is_causal_together_is_a_course_error():
+    with pytest.raises(CourseError, match="not both"):
+        ac.MultiHeadAttention(16, 4)(torch.randn(1, 3, 16), mask=ac.causal_mask(3),
+                                     is_causal=True)

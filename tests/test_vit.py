@@ -88,7 +88,7 @@ def test_class_token_goes_first_with_its_own_position():
         add_class_token_and_positions(tokens, cls, positions[:, 1:])
 
 
-def test_default_config_is_the_books_48_in_4_heads_of_12():
+def test_default_config_is_48_in_4_heads_of_12():
     c = ViTConfig()
     assert (c.d_model, c.num_heads, c.d_k, c.num_patches) == (48, 4, 12, 16)
     model = ViT()
@@ -143,6 +143,34 @@ def test_collected_weights_are_what_each_head_computes():
     with torch.no_grad():
         _, probs = first.self_attn.heads[2](normed)
     torch.testing.assert_close(weights[:, 0, 2], probs)
+
+
+def test_training_runs_the_heads_fused_and_attention_weights_one_by_one():
+    """The ViT trains through one SDPA call per layer; asking for the maps runs the loop over
+    AttentionHeads for that call only. Both paths compute the same logits and gradients."""
+    torch.manual_seed(0)
+    model = ViT(num_layers=2)
+    attns = [layer.self_attn for layer in model.encoder.layers]
+    images = torch.rand(4, 1, 8, 8)
+    labels = torch.tensor([0, 3, 5, 9])
+    results = []
+    for need_weights in (False, True):
+        for attn in attns:
+            attn.need_weights = need_weights
+        model.zero_grad()
+        logits = model(images)
+        nn.functional.cross_entropy(logits, labels).backward()
+        results.append((logits, [p.grad.clone() for p in model.parameters()]))
+        assert all((attn.attn is not None) == need_weights for attn in attns)
+    (fused, fused_grads), (loop, loop_grads) = results
+    torch.testing.assert_close(fused, loop, atol=1e-5, rtol=1e-4)
+    for a, b in zip(fused_grads, loop_grads):
+        torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
+    for attn in attns:
+        attn.need_weights = False  # as ViT builds them
+    weights = model.attention_weights(images)
+    assert weights.shape == (4, 2, 4, 17, 17)
+    assert not any(attn.need_weights for attn in attns)  # back to training's fused path
 
 
 def test_rollout_is_a_distribution_and_reduces_to_one_layer():
