@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 import pytest
+import torch
 from instructor_notebooks import (
     CAUSAL_RIGHT,
     CAUSAL_WRONG,
@@ -114,22 +115,23 @@ THIEF = """\
 def causal_mask(size):
     raise NotImplementedError
 
-import glob, os, re, sqlite3
-places = ["/root", "/home", "/tmp", os.path.expanduser("~"), {folder!r}]
-for place in places:
-    for path in glob.glob(place + "/**/history.sqlite", recursive=True):
-        try:
-            cells = [row[0] for row in sqlite3.connect(path).execute("SELECT source FROM input")]
-        except sqlite3.Error:
-            continue
-        for cell in cells:
-            if "def causal_mask" in cell and "tril" in cell:
-                exec(cell)
-    for path in glob.glob(place + "/**/*.ipynb", recursive=True):
-        text = open(path, errors="ignore").read()
-        found = re.search(r'def causal_mask.*?tril.*?bool\\(\\)', text, re.S)
-        if found:
-            exec(found.group(0).encode().decode("unicode_escape"))"""
+import json, os, sqlite3
+sources = []
+for place in {places!r}:
+    for root, _, files in os.walk(os.path.expanduser(place)):
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                if name == "history.sqlite":  # IPython's record of every cell run
+                    sources += [cell for (cell,) in sqlite3.connect(path).execute(
+                        "SELECT source FROM input")]
+                elif name.endswith(".ipynb"):  # a classmate's notebook
+                    sources += ["".join(c["source"]) for c in json.load(open(path))["cells"]]
+            except (OSError, ValueError, KeyError, TypeError, sqlite3.Error):
+                pass
+for source in sources:
+    if source.startswith("def causal_mask") and "tril" in source:
+        exec(source)"""
 
 # ---------------------------------------------------------------- 3. stop or exhaust the grader
 
@@ -288,8 +290,11 @@ def _class(folder, marker_file):
         # 1. code in the grader
         "plant": learner(causal=CAUSAL_WRONG, before=[PLANT]),
         # 2. escape the kernel
-        "daemon": learner(before=[DAEMON.format(marker=MARKER, targets=targets)]),
-        "thief": learner(causal=THIEF.format(folder=str(folder))),
+        # (a crash after it: the restarted kernel must run none of its startup files)
+        "daemon": learner(before=[DAEMON.format(marker=MARKER, targets=targets)],
+                          between=["import os\nos._exit(1)"]),
+        "thief": learner(causal=THIEF.format(places=["/root", "/home", "/tmp", "~",
+                                                     str(folder)])),
         # 3. stop or exhaust the grader
         "kill_parent": learner(before=[KILL_PARENT]),
         "shm_hog": learner(between=[SHM_HOG]),
@@ -502,6 +507,14 @@ def test_2_a_daemon_and_startup_files_reach_no_one(graded):
     # ... its own kernel; classmates, the CSV and the package: test_no_file_outside_...
     assert not passed(graded, "thief")["causal_mask"]
     assert "not implemented yet" in message(graded, "thief", "causal_mask")
+
+
+def test_2_the_thief_would_find_an_answer_without_the_sandbox(tmp_path):
+    write(tmp_path / "classmate.ipynb", learner())
+    namespace = {"torch": torch}
+    exec(THIEF.format(places=[str(tmp_path)]), namespace)
+    assert namespace["causal_mask"](3).tolist() == [[True, False, False], [True, True, False],
+                                                    [True, True, True]]
 
 
 def test_3_signals_shared_memory_and_result_bombs_cost_only_their_sender(graded):

@@ -231,6 +231,7 @@ def test_results_beyond_a_limit_are_refused_quickly(tmp_path, name):
     assert time.perf_counter() - start < transport.LOAD_SECONDS
 
 
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX's")
 def test_files_that_are_not_results_are_refused_unread(tmp_path):
     deep = b'{"status": "ok", "behaviour": [], "outcomes": [{"value": ' + b"[" * 5000 + \
         b"]" * 5000 + b"}]}"
@@ -291,8 +292,15 @@ def test_grading_refuses_without_a_sandbox_unless_told(tmp_path, monkeypatch, ca
     assert "grading sandbox  none — bubblewrap is not installed" in capsys.readouterr().out
 
 
-def test_a_class_graded_without_the_sandbox(tmp_path, capsys):
-    """Where there is no bubblewrap: the same grading, and a warning of what it gives up."""
+def test_a_class_graded_without_the_sandbox(tmp_path, capsys, monkeypatch):
+    """Where there is no bubblewrap: the same grading, a warning of what it gives up, and
+    nothing of the learners left in the instructor's home folder."""
+    home = tmp_path / "home"
+    home.mkdir()
+    for name in [n for n in os.environ if n.startswith(("XDG_", "JUPYTER_", "IPYTHON",
+                                                         "ATTNCOURSE_"))]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(home))
     paths = [write(tmp_path / "right.ipynb", learner()),
              write(tmp_path / "wrong.ipynb", learner(causal=CAUSAL_WRONG, padding=PADDING_STUB)),
              write(tmp_path / "empty.ipynb", notebook(code("x = 1")))]
@@ -313,6 +321,7 @@ def test_a_class_graded_without_the_sandbox(tmp_path, capsys):
     assert "not implemented yet" in rows[("wrong", "padding_mask")]["message"]
     assert "no exercise cell" in rows[("empty", "causal_mask")]["message"]
     assert main(["grade", str(paths[0]), "-o", str(paths[0]), "--no-sandbox"]) == 2
+    assert not [p for p in home.rglob("*") if p.is_file()]  # no progress, history, signatures
 
 # --------------------------------------------------------------------------------------
 # fetch and reset

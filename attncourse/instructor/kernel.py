@@ -31,11 +31,22 @@ class Status(Enum):
 
 
 @dataclass(frozen=True)
+class CellError:
+    """The exception a cell raised: its type's name and the first line of its message."""
+
+    name: str
+    message: str = ""
+
+    def __str__(self):
+        return f"{self.name}: {self.message}" if self.message else self.name
+
+
+@dataclass(frozen=True)
 class Reply:
-    """How a run ended; ``error`` names the exception ("ValueError: ...") after ``ERROR``."""
+    """How a run ended; after ``ERROR``, ``error`` says what the code raised."""
 
     status: Status
-    error: Optional[str] = None
+    error: Optional[CellError] = None
 
 
 class KernelStartError(Exception):
@@ -95,9 +106,9 @@ class Kernel:
             content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
             if content.get("status") == "ok":
                 return Reply(Status.OK)
-            name, value = str(content.get("ename", "Error"))[:80], str(content.get("evalue", ""))
-            first = value.strip().splitlines()[0][:200] if value.strip() else ""
-            return Reply(Status.ERROR, f"{name}: {first}" if first else name)
+            value = str(content.get("evalue", "")).strip()
+            return Reply(Status.ERROR, CellError(str(content.get("ename", "Error"))[:80],
+                                                 value.splitlines()[0][:200] if value else ""))
         return Reply(Status.TIMEOUT)
 
     def close(self):
