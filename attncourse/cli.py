@@ -49,9 +49,12 @@ def _grade(args):
     from attncourse.instructor.sandbox import NO_SANDBOX
 
     out = Path(args.output)
-    if out.suffix == ".ipynb" or any(out.exists() and Path(s).exists() and out.samefile(s)
-                                     for s in args.submissions):
-        raise CourseError(f"{out} looks like a submission; write the grades to a .csv file.")
+    outputs = [(out, "the grades to a .csv")] + (
+        [(Path(args.report), "the report to an .html")] if args.report else [])
+    for path, what in outputs:
+        if path.suffix == ".ipynb" or any(path.exists() and Path(s).exists() and
+                                          path.samefile(s) for s in args.submissions):
+            raise CourseError(f"{path} looks like a submission; write {what} file.")
     limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
                     memory_mb=args.memory_mb)
     if args.no_sandbox:
@@ -68,6 +71,10 @@ def _grade(args):
     write_csv(graded.reports, out)
     print(summary(graded))
     print(f"\nwrote {out}")
+    if args.report:
+        from attncourse.instructor.class_report import from_graded, write_report
+
+        print(f"wrote {write_report(from_graded(graded), args.report)}")
     return 0
 
 
@@ -113,6 +120,9 @@ def _instructor_commands(sub):
     grade = sub.add_parser("grade", help="grade learners' notebooks into a CSV file")
     grade.add_argument("submissions", nargs="+", metavar="SUBMISSION")
     grade.add_argument("-o", "--output", required=True, metavar="CSV")
+    grade.add_argument("--report", metavar="HTML",
+                       help="also write a class report: pass rates, the commonest mistakes "
+                            "per exercise, each learner's marks (one self-contained page)")
     grade.add_argument("--timeout", type=float, default=60, metavar="SECONDS",
                        help="per cell (default 60)")
     grade.add_argument("--notebook-timeout", type=float, default=600, metavar="SECONDS",

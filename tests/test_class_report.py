@@ -1,0 +1,125 @@
+"""The class report: counts, the page it writes, and how the grader's rows become its input."""
+
+import re
+
+import pytest
+
+from attncourse.cli import main
+from attncourse.exercises import all_exercises
+from attncourse.exercises.engine import judge, run_cases
+from attncourse.instructor import grade as grade_module
+from attncourse.instructor.class_report import (
+    ClassResults,
+    Learner,
+    Mark,
+    Outcome,
+    from_graded,
+    pass_rates,
+    render,
+    what_went_wrong,
+)
+from attncourse.instructor.grade import Graded
+from attncourse.instructor.report import Report, Row, clean
+from attncourse.instructor.sandbox import Isolation
+
+EXERCISE = "scaled_scores"
+SAID = "you divided by d_k, not sqrt(d_k)."
+
+
+def _mark(outcome, mistake=""):
+    return Mark(EXERCISE, outcome, mistake, SAID if mistake else "", "feedback")
+
+
+def a_class(*outcomes):
+    """One learner per mark, all on EXERCISE."""
+    return ClassResults("02_scaled_dot_product", (EXERCISE,),
+                        tuple(Learner(f"learner{i}", (m,)) for i, m in enumerate(outcomes)))
+
+
+def test_pass_rates_and_the_commonest_mistakes_first():
+    results = a_class(_mark(Outcome.PASSED), _mark(Outcome.MISTAKE, "divide_by_dk"),
+                      _mark(Outcome.MISTAKE, "no_scaling"), _mark(Outcome.MISTAKE, "divide_by_dk"),
+                      _mark(Outcome.NOT_ATTEMPTED), _mark(Outcome.FAILED))
+    [rate] = pass_rates(results)
+    assert (rate.passed, rate.graded) == (1, 6)
+    counts = [(c.outcome, c.mistake, c.count) for c in what_went_wrong(results, EXERCISE)]
+    assert counts == [(Outcome.MISTAKE, "divide_by_dk", 2), (Outcome.MISTAKE, "no_scaling", 1),
+                      (Outcome.NOT_ATTEMPTED, "", 1), (Outcome.FAILED, "", 1)]
+
+
+def test_the_page_says_it_at_a_glance_and_loads_nothing():
+    page = render(a_class(*[_mark(Outcome.MISTAKE, "divide_by_dk")] * 12,
+                          *[_mark(Outcome.PASSED)] * 18))
+    assert "12 of 30" in page and SAID in page and "18 of 30 (60%)" in page
+    assert "Content-Security-Policy" in page
+    assert not re.search(r"\b(src|href)\s*=|url\(|@import|<script|<link", page)
+
+
+def test_names_and_messages_are_escaped():
+    hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    results = ClassResults(hostile, (hostile,), (Learner(hostile, (
+        Mark(hostile, Outcome.MISTAKE, hostile, hostile, hostile),), (hostile,)),))
+    page = render(results)
+    assert "<script" not in page and "<img" not in page
+
+
+def test_a_class_with_nothing_graded_still_gets_a_page():
+    page = render(ClassResults("", (), (Learner("alice", (), ("not a notebook",)),)))
+    assert "No exercise was graded" in page and "not a notebook" in page
+
+
+# --------------------------------------------------------------------------------------
+# From the grader: its rows carry the engine's own messages.
+# --------------------------------------------------------------------------------------
+
+
+def _row(submission, exercise, fn):
+    """The row the grader writes for ``fn``, judged by the exercise engine itself."""
+    cases = exercise.cases()
+    checked = judge(exercise, cases, run_cases(fn, cases))
+    return Row(submission, exercise.id, checked.passed, clean(checked.message))
+
+
+def _stub(*args, **kwargs):
+    raise NotImplementedError
+
+
+def graded_class():
+    exercise = next(e for e in all_exercises() if e.id == EXERCISE)
+    mistake = next(m for m in exercise.mistakes if m.name == "divide_by_dk")
+    rows = {"submissions/alice.ipynb": exercise.reference, "submissions/bob.ipynb": mistake.impl,
+            "submissions/carol.ipynb": _stub}
+    reports = [Report([_row(path, exercise, fn)]) for path, fn in rows.items()]
+    reports.append(Report([Row("submissions/dan.ipynb", EXERCISE, False,
+                               "not graded: dan.ipynb is not a readable notebook")],
+                          ["dan.ipynb is not a readable notebook"]))
+    return Graded(exercise.notebook, (EXERCISE,), Isolation.BUBBLEWRAP, reports)
+
+
+def test_the_graders_rows_become_marks_with_the_mistakes_named():
+    results = from_graded(graded_class())
+    assert [learner.name for learner in results.learners] == ["alice", "bob", "carol", "dan"]
+    marks = [learner.marks[0] for learner in results.learners]
+    assert [m.outcome for m in marks] == [Outcome.PASSED, Outcome.MISTAKE,
+                                          Outcome.NOT_ATTEMPTED, Outcome.FAILED]
+    assert marks[1].mistake == "divide_by_dk"
+    assert results.learners[3].notes == ("dan.ipynb is not a readable notebook",)
+
+
+def test_grade_writes_the_report_beside_the_csv(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(grade_module, "grade", lambda *args, **kwargs: graded_class())
+    report = tmp_path / "report.html"
+    assert main(["grade", "alice.ipynb", "-o", str(tmp_path / "grades.csv"),
+                 "--report", str(report)]) == 0
+    assert "divide_by_dk" in report.read_text() and f"wrote {report}" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("report", ["other.ipynb", "link-to-alice.html"])
+def test_grade_refuses_a_report_path_that_is_a_submission(tmp_path, report, capsys):
+    submission = tmp_path / "alice.ipynb"
+    submission.write_text("{}")
+    (tmp_path / "link-to-alice.html").symlink_to(submission)
+    assert main(["grade", str(submission), "-o", str(tmp_path / "g.csv"),
+                 "--report", str(tmp_path / report)]) == 2
+    assert "looks like a submission" in capsys.readouterr().err
+    assert submission.read_text() == "{}"
