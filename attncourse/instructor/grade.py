@@ -36,7 +36,7 @@ from attncourse.instructor.judge import Verdict
 from attncourse.instructor.kernel import Kernel
 from attncourse.instructor.replay import Replay
 from attncourse.instructor.report import Report, Row, clean
-from attncourse.instructor.sandbox import Isolation, Limits, launch, require
+from attncourse.instructor.sandbox import Isolation, Limits, launch, require, temporary_base
 
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
@@ -155,7 +155,8 @@ def _grade_one(path, nb, run, catalogue):
                          f"`{exercise.function_name}` (its exercise tag is gone)")
     verdicts = {}
     if cells:  # nothing to grade: nothing to run
-        with tempfile.TemporaryDirectory(dir=run.folder, ignore_cleanup_errors=True) as folder:
+        with tempfile.TemporaryDirectory(prefix="s-", dir=run.folder,
+                                         ignore_cleanup_errors=True) as folder:
             folder = Path(folder)
             exchange = folder / "exchange"
             exchange.mkdir()
@@ -195,7 +196,7 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
     undecided = ("the submissions do not show which course notebook they are (no exercise "
                  "cells, or as many of one notebook as of another); say it with --notebook NN")
 
-    with tempfile.TemporaryDirectory(prefix="attncourse-grade-",
+    with tempfile.TemporaryDirectory(prefix="attncourse-grade-", dir=temporary_base(isolation),
                                      ignore_cleanup_errors=True) as folder:
         run = _Run(chosen, exercises, case_sets, isolation, limits, Path(folder))
         (run.folder / "cases").mkdir()

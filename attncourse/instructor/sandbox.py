@@ -172,7 +172,15 @@ def launch(isolation, folder, exchange, cases, limits, start):
     argv = _bwrap_argv(shutil.which("bwrap"), exchange, [cases, connections], env, limits,
                        _kernel_command())
     return Launch(argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, Path(folder), "ipc",
-                  str(Path(exchange) / f"kernel-{start}"), connection_file)
+                  str(Path(exchange) / f"k{start}"), connection_file)
+
+
+def temporary_base(isolation):
+    """Where a run's temporary folder goes: the system's, unless its path is so long that the
+    kernel's sockets (``<base>/attncourse-grade-…/…/exchange/k1-1``) would pass the 107
+    bytes a socket's path may hold; then ``/tmp``."""
+    base = tempfile.gettempdir()
+    return "/tmp" if isolation is Isolation.BUBBLEWRAP and len(base) > 48 else base
 
 
 # --------------------------------------------------------------------------------------

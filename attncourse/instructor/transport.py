@@ -80,9 +80,10 @@ def _encode(value, blobs, depth=0):
         name = str(tensor.dtype).removeprefix("torch.")
         if name not in _DTYPES:
             return {"type": f"{name} tensor"}
+        offset = sum(len(b) for b in blobs)
         blobs.append(data)
-        return {"tensor": {"dtype": name, "shape": list(tensor.shape), "nbytes": len(data),
-                           "offset": sum(len(b) for b in blobs[:-1])}}
+        return {"tensor": {"dtype": name, "shape": list(tensor.shape), "offset": offset,
+                           "nbytes": len(data)}}
     if value is None:
         return None
     for kind in _PRIMITIVES:
