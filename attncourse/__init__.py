@@ -18,6 +18,7 @@ from attncourse.efficient import (
 from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, _install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
+from attncourse.frontend import prepare_colab as _prepare_colab
 from attncourse.layers import (
     Decoder,
     DecoderLayer,
@@ -108,3 +109,4 @@ def __getattr__(name):
 
 
 _install_friendly_errors()
+_prepare_colab()  # in Colab only: show ipywidgets 8 widgets there too

@@ -194,10 +194,10 @@ def static_html(notebook):
 
 
 def _in_jupyter():
-    try:
-        return get_ipython().__class__.__name__ == "ZMQInteractiveShell"  # noqa: F821
-    except NameError:
-        return False
+    """True where widgets show (a Jupyter kernel, Colab's included): see attncourse.frontend."""
+    from attncourse.frontend import widgets_available
+
+    return widgets_available()
 
 
 def _widget(question):

@@ -1,7 +1,9 @@
 """Pictures of attention: heatmaps with token labels, rows of heatmaps, and a widget wrapper.
 
-Figures are small (a few hundred pixels) so notebooks stay light, use a perceptually uniform
-colormap (viridis), and label both axes: rows are queries, columns are keys.
+Figures are small (a few hundred pixels) so notebooks stay light, use a perceptually uniform,
+colour-blind-safe colormap (viridis) with a labelled colour bar, and label both axes: rows are
+queries, columns are keys. A stored plot is the same bytes on every re-run: no software version
+or date is written into the PNG.
 """
 
 import matplotlib.pyplot as plt
@@ -19,6 +21,23 @@ def setup():
         "image.cmap": CMAP,
         "figure.max_open_warning": 0,
     })
+    _png_without_metadata()
+
+
+def _png_without_metadata():
+    """Inline PNGs carry no "Software: Matplotlib x.y" chunk, so a re-run with another
+    matplotlib stores the same bytes when the picture is the same."""
+    from attncourse.frontend import shell
+
+    if shell() is None:
+        return
+    try:
+        from matplotlib_inline.backend_inline import InlineBackend, set_matplotlib_formats
+    except ImportError:
+        return
+    config = InlineBackend.instance()
+    config.print_figure_kwargs = {**config.print_figure_kwargs, "metadata": {"Software": None}}
+    set_matplotlib_formats(*sorted(config.figure_formats or {"png"}))
 
 
 def _to_numpy(matrix):
@@ -28,8 +47,10 @@ def _to_numpy(matrix):
 
 
 def heatmap(matrix, x_labels=None, y_labels=None, ax=None, title=None, vmin=None, vmax=None,
-            annotate=False, xlabel="key", ylabel="query", colorbar=True, cmap=CMAP):
-    """Draw a 2-D matrix (e.g. attention weights, queries × keys) with labelled axes."""
+            annotate=False, xlabel="key", ylabel="query", colorbar=True, cmap=CMAP,
+            colorbar_label="value"):
+    """Draw a 2-D matrix (e.g. attention weights, queries × keys) with labelled axes and a
+    colour bar labelled ``colorbar_label`` (say what the colour measures: "attention weight")."""
     data = _to_numpy(matrix)
     if ax is None:
         size = (max(3.0, 0.45 * data.shape[1] + 1.5), max(2.5, 0.4 * data.shape[0] + 1.0))
@@ -49,7 +70,8 @@ def heatmap(matrix, x_labels=None, y_labels=None, ax=None, title=None, vmin=None
     if title:
         ax.set_title(title)
     if colorbar:
-        ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        bar = ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+        bar.set_label(colorbar_label)
     return ax
 
 
@@ -60,8 +82,9 @@ def _cells(data):
 
 
 def heatmap_row(matrices, titles=None, x_labels=None, y_labels=None, vmin=0.0, vmax=1.0,
-                size=2.6, ylabel="query", **kwargs):
-    """Several heatmaps side by side on one shared colour scale (e.g. one per head)."""
+                size=2.6, ylabel="query", colorbar_label="value", **kwargs):
+    """Several heatmaps side by side on one shared colour scale (e.g. one per head), with one
+    colour bar labelled ``colorbar_label``."""
     n = len(matrices)
     fig, axes = plt.subplots(1, n, figsize=(size * n + 0.8, size), squeeze=False)
     for k, (ax, matrix) in enumerate(zip(axes[0], matrices)):
@@ -70,7 +93,8 @@ def heatmap_row(matrices, titles=None, x_labels=None, y_labels=None, vmin=0.0, v
                 ylabel=ylabel if k == 0 else "", **kwargs)
         if k > 0 and y_labels is not None:  # same rows as the first panel: ticks, no labels
             ax.set_yticks(range(len(y_labels)), [""] * len(y_labels))
-    fig.colorbar(axes[0, -1].images[0], ax=axes[0].tolist(), fraction=0.02, pad=0.02)
+    bar = fig.colorbar(axes[0, -1].images[0], ax=axes[0].tolist(), fraction=0.02, pad=0.02)
+    bar.set_label(colorbar_label)
     return fig
 
 
@@ -82,6 +106,9 @@ def interact(plot, **controls):
     """
     import ipywidgets as widgets
 
+    from attncourse.frontend import prepare_colab
+
+    prepare_colab()
     for control in controls.values():
         if hasattr(control, "continuous_update"):
             control.continuous_update = False

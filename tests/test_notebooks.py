@@ -35,8 +35,10 @@ def test_notebook_shape(path):
     cs = cells(path)
     first = source(cs[0])
     assert cs[0]["cell_type"] == "markdown" and first.startswith("# ")
-    picture = re.search(r"!\[[^\]]+\]\(\.\./(assets/[^)]+)\)", first)
-    assert picture and (ROOT / picture.group(1)).exists(), "opens with a diagram from assets/"
+    # the diagram is a file of assets/, embedded as an attachment (scripts/colab.py)
+    picture = re.search(r"!\[[^\]]+\]\(attachment:([^)]+)\)", first)
+    assert picture and (ROOT / "assets" / picture.group(1)).exists(), "opens with a diagram"
+    assert picture.group(1) in cs[0].get("attachments", {}), "the diagram is embedded"
     assert "you will learn" in first.lower()
     text = "\n".join(source(c) for c in cs)
     assert "## Summary" in text and "## Going further" in text

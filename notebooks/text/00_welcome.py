@@ -1,0 +1,187 @@
+# %% [markdown]
+# # 00 · Welcome to the attention course
+#
+# [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/00_welcome.ipynb) — runs in your browser; the first code cell installs the course there.
+#
+# ![The course at a glance: eight notebooks, from one query to a Vision Transformer](attachment:00_course_map.png)
+#
+# This course builds attention — the mechanism inside every transformer — from a single query
+# up to a Vision Transformer that you train on your own laptop. Every notebook runs top to bottom
+# on a CPU in well under a minute, needs no download, and imports a small, readable package,
+# `attncourse`, whose modules read like the notebooks that introduce them.
+#
+# **In this notebook you will learn**
+# - how to run a cell and where the course's code lives;
+# - how an exercise works: write a function, `check` it, ask for a `hint`, look at the `solution`;
+# - how a quiz works, and where your progress is kept;
+# - the one function every later notebook leans on: **softmax**.
+
+# %% attncourse={"setup": "install"}
+# Installs the course package when this kernel does not have it (Colab, a fresh
+# environment); does nothing when it is installed. Works in JupyterLab, VS Code, Colab.
+import importlib.util
+
+if importlib.util.find_spec("attncourse") is None:
+    from IPython import get_ipython
+
+    get_ipython().run_line_magic("pip", "install --quiet git+https://github.com/attncourse/attncourse@main")
+
+# %% [markdown]
+# ## 1 · Run a cell
+#
+# Click into the cell below and press **Shift+Enter**. It imports the course package and checks
+# your machine: Python and library versions, and whether a GPU is there (you do not need one).
+# The same report is available in a terminal as `attncourse doctor`.
+
+# %%
+import torch
+
+import attncourse as ac
+from attncourse import answer, check, hint, solution
+from attncourse import quiz, viz
+
+viz.setup()
+torch.manual_seed(0)
+ac.doctor()
+
+# %% [markdown]
+# ## 2 · Softmax: turning scores into shares
+#
+# Attention repeatedly faces one small problem: it has a row of **scores** — how relevant each word
+# is to the word being processed — and it needs **weights** that are all positive and add up to
+# one, so that it can take a weighted average. Softmax does exactly that:
+#
+# $$\mathrm{softmax}(x)_i = \frac{e^{x_i}}{\sum_j e^{x_j}}$$
+#
+# Exponentiating makes every entry positive and stretches differences (a score that is higher
+# by 1 gets $e \approx 2.7$ times the weight); dividing by the total makes the row sum to one.
+# Here it is on three scores, using the course's implementation `ac.softmax`:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+scores = torch.tensor([2.0, 1.0, 0.1])
+weights = ac.softmax(scores)
+print("weights:", [round(w, 3) for w in weights.tolist()])
+print("sum:", round(weights.sum().item(), 6))
+
+# %% [markdown]
+# The highest score gets the lion's share (0.659), but nobody gets zero. Later, *masking* will
+# force some weights to exactly zero — that is notebook 03.
+#
+# **Try the slider.** Dividing scores by a *temperature* before the softmax changes how peaked
+# the weights are. Low temperature: nearly all weight on the top score. High temperature: nearly
+# uniform. Notebook 02 shows that attention's $\sqrt{d_k}$ is exactly such a temperature.
+
+# %%
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+
+words = ["river", "money", "bank", "water", "loan"]
+word_scores = torch.tensor([2.0, 0.5, 1.0, 1.5, -0.5])
+
+
+def plot_softmax(temperature):
+    w = ac.softmax(word_scores / temperature)
+    fig, ax = plt.subplots(figsize=(4.5, 2.4))
+    ax.bar(words, w.tolist(), color="#3b6ea8")
+    ax.set_ylim(0, 1)
+    ax.set_ylabel("weight")
+    ax.set_title(f"softmax(scores / {temperature:.2f})")
+
+
+viz.interact(plot_softmax, temperature=widgets.FloatLogSlider(value=1.0, base=10, min=-1, max=1,
+                                                              step=0.05, description="temperature"))
+
+
+# %% [markdown]
+# ## 3 · Your first exercise
+#
+# Each exercise is a function you write in a cell tagged *exercise*. The cell starts as a stub
+# that raises `NotImplementedError`; replace the body with your code and run it. The cell after it
+# calls `check`, which runs your function on a handful of small fixed cases — vectors, matrices,
+# a batch, very large scores — and compares the results with the course's reference.
+#
+# When something is off, `check` says which case failed, what it expected, what it got and, if it
+# recognises the slip, **which mistake you probably made**. It never throws a traceback at you.
+#
+# **Exercise `softmax`.** Write `softmax(x)` along the last dimension of `x`. (Tip: `exp(1000)`
+# is infinite in floating point. How can you avoid computing it without changing the result?)
+
+# %% attncourse={"exercise": "softmax"} tags=["exercise"]
+def softmax(x):
+    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("softmax", softmax)
+
+# %% [markdown]
+# Stuck? `hint("softmax")` reveals one hint per call; `solution("softmax")` shows a solution
+# you can paste over your cell and run — the package's reference written out with your function's
+# signature (its first line names the package's own version, which the later notebooks run). Run the next cell once for
+# the first hint.
+
+# %%
+hint("softmax")
+
+
+# %% [markdown]
+# Here is what a *wrong* answer looks like, so you know what to expect. This version forgets to
+# subtract the maximum; watch what `check` says about it:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+def softmax_naive(x):
+    return x.exp() / x.exp().sum(dim=-1, keepdim=True)
+
+
+result = check("softmax", softmax_naive)
+print(result.passed)
+print(result.mistake)
+
+# %%
+result
+
+# %% [markdown]
+# **Exercises are islands.** If you skip one, nothing breaks: the rest of the notebook uses the
+# package's reference (`ac.softmax` here), so you can always come back later.
+#
+# ## 4 · Quizzes
+#
+# Quiz questions are small forms: choose or type an answer and press **Check** for immediate
+# feedback and an explanation. Outside Jupyter (or if widgets do not show), the same question can
+# be answered in code with `answer("question-id", value)`.
+
+# %%
+quiz.show("00")
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(answer("w00-row-sum", 0))
+
+# %% [markdown]
+# ## 5 · Your progress
+#
+# Every `check` and quiz answer is recorded in a small file in your user data folder.
+# `ac.progress()` (or `attncourse progress` in a terminal) shows where you are.
+
+# %%
+ac.progress()
+
+# %% [markdown]
+# ## Summary
+# - Run cells with Shift+Enter; the course's code is the `attncourse` package.
+# - Softmax turns a row of scores into positive weights that sum to one; subtracting the row's
+#   maximum first keeps it from overflowing.
+# - Exercises: write the function, `check` it, `hint` for a nudge, `solution` for a solution to
+#   paste and run.
+# - Quizzes give instant feedback; `ac.progress()` shows what you have done.
+#
+# ## Going further
+# - [PyTorch's tensor tutorial](https://pytorch.org/tutorials/beginner/basics/tensorqs_tutorial.html),
+#   if tensors are new to you.
+# - [ipywidgets documentation](https://ipywidgets.readthedocs.io/), the library behind the
+#   sliders and quiz forms.
+#
+# Next: **01 · queries, keys and values**.
