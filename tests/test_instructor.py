@@ -52,6 +52,15 @@ ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
 
+def assert_pictures_show(cell, folder):
+    """Every picture of a markdown cell is attached to it or found from ``folder``."""
+    for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", cell.source):
+        if link.startswith("attachment:"):
+            assert link.removeprefix("attachment:") in cell.get("attachments", {}), link
+        else:
+            assert (Path(folder) / link).is_file(), link
+
+
 def digest(path):
     return hashlib.sha256(Path(path).read_bytes()).hexdigest(), Path(path).stat().st_mtime_ns
 
@@ -144,9 +153,7 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
                             for o in nb.cells[after].outputs)
             assert "✓ passed" in shown and "✗ not yet" not in shown, (path.name, exercise_id,
                                                                        shown)
-        first = nb.cells[0].source
-        for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", first):
-            assert (path.parent / link).is_file(), link  # pictures still show
+        assert_pictures_show(nb.cells[0], path.parent)
 
 
 # --------------------------------------------------------------------------------------
@@ -333,9 +340,7 @@ def test_fetch_copies_notebooks_and_pictures_and_keeps_existing_files(tmp_path):
     names = {p.name for p in (tmp_path / "notebooks").glob("*.ipynb")}
     assert names == {p.name for p in NOTEBOOKS} and not kept
     for path in (tmp_path / "notebooks").glob("*.ipynb"):
-        first = read_notebook(path).cells[0].source
-        for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", first):
-            assert (path.parent / link).is_file(), link
+        assert_pictures_show(read_notebook(path).cells[0], path.parent)
     mine = tmp_path / "notebooks" / "00_welcome.ipynb"
     mine.write_text("my work")
     copied, kept = fetch(tmp_path)
@@ -455,6 +460,5 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, 
             exec(clear_solutions(cell.source), released)
             with pytest.raises(AssertionError, match="not implemented"):
                 exec(test.source, released)
-        for link in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", nb.cells[0].source):
-            assert (path.parent / link).is_file(), link
+        assert_pictures_show(nb.cells[0], path.parent)
     assert "switched off" in str(show_solution("causal_mask"))  # the setup cell's doing
