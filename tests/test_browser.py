@@ -66,8 +66,9 @@ def _free_port():
 def lab():
     """A JupyterLab server on a free port, serving a temporary copy of the course."""
     work = Path(tempfile.mkdtemp(prefix="attncourse-lab-"))
-    for folder in ("notebooks", "assets"):
-        shutil.copytree(ROOT / folder, work / folder)
+    for folder in ("notebooks", "assets"):  # the notebooks only, not their jupytext twins
+        shutil.copytree(ROOT / folder, work / folder,
+                        ignore=shutil.ignore_patterns("text", "jupytext.toml"))
     labconfig = work / "config" / "labconfig"  # no "Jupyter news?" toast over the page
     labconfig.mkdir(parents=True)
     (labconfig / "page_config.json").write_text(json.dumps(
@@ -177,36 +178,146 @@ def _use_quiz_and_slider(page):
     page.screenshot(path=str(ARTIFACTS / "00_welcome_after_interaction.png"))
 
 
-def test_static_site_pages_load_without_broken_images(browser, tmp_path):
+# ---------------------------------------------------------------- the course website
+
+AXE = Path(os.environ.get("ATTNCOURSE_AXE",
+                          ROOT / "artifacts" / "node" / "node_modules" / "axe-core" / "axe.min.js"))
+LOCAL = ("file:", "data:", "blob:", "about:")
+RAW_TEX = r"/\\(frac|sqrt|mathrm|text|top|left|right|qquad)\b|\$\$|\\\(|\\\[/"
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    pytest.importorskip("sphinx", reason='the site needs pip install -e ".[site]"')
     from attncourse.site import build_site
 
-    pages = build_site(tmp_path / "site", ROOT)
-    assert len(pages) == len(NOTEBOOKS)
-    page = browser.new_page()
-    try:
-        page.goto((tmp_path / "site" / "index.html").as_uri())
-        links = page.eval_on_selector_all("a", "els => els.map(e => e.getAttribute('href'))")
-        assert links == [name for _, name in pages]
-        for href in ["index.html", *links]:
-            response = page.goto((tmp_path / "site" / href).as_uri())
-            assert response is None or response.ok
-            page.wait_for_load_state("load")
-            broken = page.evaluate("() => Array.from(document.images)"
-                                   ".filter(i => !(i.complete && i.naturalWidth > 0))"
-                                   ".map(i => i.src.slice(0, 80))")
-            assert broken == [], f"{href}: broken images {broken}"
-        page.screenshot(path=str(ARTIFACTS / "site_last_page.png"))
-    finally:
-        page.close()
+    out = tmp_path_factory.mktemp("site") / "site"
+    return out, build_site(out, ROOT)
 
 
-def test_static_site_leaks_no_answers_or_solutions(tmp_path):
+@pytest.fixture
+def offline(browser):
+    """A page whose every request is recorded; any that would leave the machine is blocked."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    requests, leaving = [], []
+
+    def route(r):
+        url = r.request.url
+        requests.append(url)
+        if url.startswith(LOCAL):
+            r.continue_()
+        else:
+            leaving.append(url)
+            r.abort()
+
+    context.route("**/*", route)
+    page = context.new_page()
+    yield page, requests, leaving
+    context.close()
+
+
+def _typeset(page):
+    """Wait for MathJax; returns (formulas on the page, formulas typeset, raw TeX left)."""
+    count = page.evaluate("() => document.querySelectorAll('.math').length")
+    if count:
+        page.wait_for_function("() => window.MathJax && MathJax.startup && MathJax.startup.promise",
+                               timeout=30_000)
+        page.evaluate("() => MathJax.startup.promise")
+    return page.evaluate("""() => {
+      const maths = Array.from(document.querySelectorAll('.math'));
+      const article = document.querySelector('article') || document.body;
+      const copy = article.cloneNode(true);
+      copy.querySelectorAll('pre, code, script, mjx-container').forEach(e => e.remove());
+      const raw = (copy.textContent.match(""" + RAW_TEX + """g) || []);
+      return [maths.length, maths.filter(m => m.querySelector('mjx-container svg')).length, raw];
+    }""")
+
+
+def test_site_offline_formulas_navigation_search_and_colab(site, offline):
+    from attncourse import links
+
+    out, pages = site
+    page, requests, leaving = offline
+    names = [name for _, name in pages]
+    assert names == [p.stem + ".html" for p in NOTEBOOKS]
+
+    page.goto((out / "index.html").as_uri())
+    contents = page.eval_on_selector_all(".bd-article .toctree-wrapper a",
+                                         "els => els.map(e => e.getAttribute('href'))")
+    assert contents == names, "the home page's contents list every notebook, in order"
+    home_text = page.inner_text(".bd-article")
+    assert links.install_command("lab") in home_text and "attncourse fetch" in home_text
+
+    formulas = 0
+    for i, name in enumerate(names):
+        response = page.goto((out / name).as_uri())
+        assert response is None or response.ok
+        page.wait_for_load_state("load")
+        broken = page.evaluate("() => Array.from(document.images)"
+                               ".filter(i => !(i.complete && i.naturalWidth > 0))"
+                               ".map(i => i.src.slice(-60))")
+        assert broken == [], f"{name}: broken images {broken}"
+        total, typeset, raw = _typeset(page)
+        assert typeset == total and raw == [], f"{name}: {total - typeset} formulas not typeset, {raw}"
+        formulas += total
+        sidebar = page.eval_on_selector_all(".bd-sidenav a", "els => els.map(e => e.getAttribute('href'))")
+        assert set(names) - {name} <= set(sidebar), f"{name}: the contents sidebar is incomplete"
+        prev = page.get_attribute("a.left-prev", "href")
+        assert prev == (names[i - 1] if i else "index.html"), f"{name}: previous link {prev}"
+        if i + 1 < len(names):
+            assert page.get_attribute("a.right-next", "href") == names[i + 1]
+        colab = links.colab_url(Path(name).stem + ".ipynb")
+        assert page.locator(f'a[href="{colab}"]').count() >= 1, f"{name}: no launch-in-Colab link"
+    assert formulas > 100, f"only {formulas} formulas on the whole site"
+
+    page.goto((out / names[0]).as_uri())  # previous/next links work when followed
+    page.click("a.right-next")
+    page.wait_for_url("**/" + names[1])
+    page.click("a.left-prev")
+    page.wait_for_url("**/" + names[0])
+
+    page.goto((out / "search.html").as_uri() + "?q=softmax")
+    page.wait_for_selector("#search-results li a", timeout=30_000)
+    found = page.eval_on_selector_all("#search-results li a",
+                                      "els => els.map(e => e.getAttribute('href').split('#')[0])")
+    assert "00_welcome.html" in found and "02_scaled_dot_product.html" in found
+    page.screenshot(path=str(ARTIFACTS / "site_search.png"))
+
+    assert any(u.startswith("file:") for u in requests)
+    assert leaving == [], f"requests that would leave the machine: {sorted(set(leaving))[:5]}"
+
+
+def test_site_passes_an_accessibility_audit(site, offline):
+    """axe-core (npm; .ci/run installs it) finds no serious or critical violation on any page."""
+    if not AXE.is_file():
+        _unavailable(f"axe-core is not at {AXE} (npm install --prefix artifacts/node axe-core)")
+    out, pages = site
+    page, _, leaving = offline
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    script = AXE.read_text(encoding="utf-8")
+    problems = {}
+    for name in ["index.html", *(n for _, n in pages), "search.html"]:
+        page.goto((out / name).as_uri())
+        page.wait_for_load_state("load")
+        _typeset(page)
+        page.add_script_tag(content=script)
+        violations = page.evaluate("""async () => (await axe.run(document, {resultTypes: ['violations']}))
+            .violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+            .map(v => v.id + ' (' + v.impact + '): ' + v.nodes.slice(0, 3).map(n => n.target.join(' ')).join(', '))""")
+        if violations:
+            problems[name] = violations
+    (ARTIFACTS / "site_axe.json").write_text(json.dumps(problems, indent=1), encoding="utf-8")
+    assert problems == {}, f"serious or critical accessibility violations: {problems}"
+    assert leaving == []
+
+
+def test_static_site_leaks_no_answers_or_solutions(site):
     from attncourse.exercises import all_exercises
     from attncourse.quiz import all_questions
-    from attncourse.site import build_site
 
-    build_site(tmp_path / "site", ROOT)
-    text = "\n".join(p.read_text(encoding="utf-8") for p in (tmp_path / "site").glob("*.html"))
+    out, _ = site
+    text = "\n".join(p.read_text(encoding="utf-8") for p in out.glob("*.html"))
+    assert "attncourse-quiz-static" in text, "quizzes appear as their questions"
     for question in all_questions():
         assert question.key not in text
         assert html.escape(question.explanation[:50]) not in text, f"{question.id} leaked"
