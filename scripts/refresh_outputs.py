@@ -8,7 +8,8 @@
 Each notebook runs top to bottom in a fresh kernel of this Python environment, with a
 throw-away progress file. A re-run on the same machine changes no stored output:
 
-- widget outputs get ids derived from their cell (a kernel draws random ones), and widget
+- widget outputs get ids derived from their cell (a kernel draws random ones), a stream's
+  pieces are joined into one output (how a kernel splits it depends on timing), and widget
   state, timing metadata and the PNG's software tag are not stored (see viz.setup);
 - an output that differs from the stored one only in durations ("9 s", "3.2 ms", "1.4×") keeps
   the stored text;
@@ -49,6 +50,21 @@ def execute(nb, folder):
     return nb
 
 
+def coalesce_streams(outputs):
+    """One output per run of stdout (or stderr) text: how a kernel splits a stream into
+    messages depends on timing, the text does not."""
+    merged = []
+    for output in outputs:
+        previous = merged[-1] if merged else None
+        if (output.get("output_type") == "stream" and previous is not None
+                and previous.get("output_type") == "stream"
+                and previous.get("name") == output.get("name")):
+            previous["text"] = "".join(previous["text"]) + "".join(output["text"])
+        else:
+            merged.append(copy.deepcopy(output))
+    return merged
+
+
 def stable_widget_ids(nb, name):
     for cell in nb.cells:
         for k, output in enumerate(cell.get("outputs", [])):
@@ -61,7 +77,7 @@ def stable_widget_ids(nb, name):
 def _texts(outputs, mask):
     """The outputs as comparable text, with ``mask`` applied to text, images left as they are."""
     shown = []
-    for o in outputs:
+    for o in coalesce_streams(outputs):
         item = {"type": o.get("output_type"), "name": o.get("name")}
         if "text" in o:
             item["text"] = mask.sub("#", "".join(o["text"]))
@@ -104,6 +120,9 @@ def refresh(path, check=False, measure=False):
     start = time.perf_counter()
     executed = execute(nbformat.read(path, as_version=4), path.parent)
     seconds = time.perf_counter() - start
+    for cell in executed.cells:
+        if cell.cell_type == "code":
+            cell.outputs = coalesce_streams(cell.outputs)
     stable_widget_ids(executed, path.name)
     before = path.read_text(encoding="utf-8")  # as it is now, after the run
     current = nbformat.reads(before, as_version=4)

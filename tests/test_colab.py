@@ -50,7 +50,7 @@ def test_every_link_to_the_course_agrees_with_the_one_setting():
                 assert name in names and url == links.colab_url(name), f"{where}: {url}; {FIX}"
             elif "github.com" in url and "attncourse" in url.lower():
                 assert url.startswith(links.REPOSITORY), f"{where}: {url}; {FIX}"
-        for source in re.findall(r"git\+https://[^\s\"'\\]+", text):
+        for source in re.findall(r"git\+https://[^\s\"'\\`)<>]+", text):
             assert source == links.pip_source(), f"{where}: {source}; {FIX}"
     readme_rows = re.findall(r"^\| \d\d \|.*$", texts["README.md"], re.M)
     assert all(links.COLAB in row for row in readme_rows), f"README's table; {FIX}"
