@@ -19,14 +19,20 @@ COURSE_FOLDER = "attention-course"
 #: the notebook JupyterLab opens on
 FIRST_NOTEBOOK = "notebooks/00_welcome.ipynb"
 
+#: PyTorch's threads per kernel, unless the deployment sets OMP_NUM_THREADS: the course is
+#: sized for two cores (deploy/README.md), and PyTorch would otherwise start one thread per
+#: core of the whole machine, however few of them a learner's CPU limit allows
+THREADS = 2
 
-def fetch_course_first(server_cmd, folder=COURSE_FOLDER):
+
+def fetch_course_first(server_cmd, folder=COURSE_FOLDER, threads=THREADS):
     """``server_cmd`` run by a shell that first gives the learner the course: on their first
     login, ``attncourse fetch`` copies it into ``$HOME/<folder>``; once that folder exists it
     is theirs and is never written to again (``attncourse fetch`` there adds new notebooks).
     The shell runs as the learner, on their server (their machine, container or pod), so it
     works with every spawner. A failed fetch is logged, and the server starts anyway."""
-    script = (f'[ -e "$HOME/{folder}" ] || attncourse fetch "$HOME/{folder}" '
+    script = (f'export OMP_NUM_THREADS="${{OMP_NUM_THREADS:-{threads}}}"; '
+              f'[ -e "$HOME/{folder}" ] || attncourse fetch "$HOME/{folder}" '
               f'|| echo "attncourse: could not fetch the course into $HOME/{folder}" >&2; '
               'exec "$@"')
     return ["sh", "-c", script, "fetch-course-first", *server_cmd]

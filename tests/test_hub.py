@@ -325,9 +325,11 @@ def test_a_class_on_a_real_hub(hub, tmp_path):
 
     errors = asyncio.run(run_everywhere(learners))
     assert errors == {name: [] for name in USERS}
-    running = [" ".join(p.cmdline()) for p in hub.processes()]  # what the end must stop
-    assert [sum(what in line for line in running) for what in (
+    running = {p: " ".join(p.cmdline()) for p in hub.processes()}  # what the end must stop
+    assert [sum(what in line for line in running.values()) for what in (
         "configurable-http-proxy", "jupyterhub-singleuser", "ipykernel_launcher")] == [1, 3, 3]
+    assert {p.environ().get("OMP_NUM_THREADS") for p, line in running.items()
+            if "ipykernel_launcher" in line} == {"2"}  # the recipe's two threads per kernel
     for name in USERS:  # each learner's progress is kept in their own home
         assert list((homes / name).rglob("progress.json")), name
 
