@@ -297,6 +297,100 @@ def online_softmax_blocks():
     save(fig, "07_online_softmax.png")
 
 
+def flash_attention_triton():
+    """Notebook 09's cover: one program's trip through memory, and the grid's score tiles."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(12.6, 4.0)
+    # 1. the GPU's main memory: Q, K, V, O, each a long bar of blocks
+    ax.text(1.7, 3.55, "GPU main memory (HBM)", ha="center", fontsize=10)
+    ax.add_patch(Rectangle((0.15, 0.25), 3.1, 3.15, fc="#f7f7f7", ec="#888888", lw=1))
+    bars = (("Q", 2.75, 1, ORANGE), ("K", 2.0, 2, GREEN), ("V", 1.25, 2, GREEN),
+            ("O", 0.5, 1, PURPLE))
+    for name, y, hot, colour in bars:
+        ax.text(0.3, y + 0.2, name, ha="center", va="center", fontsize=10)
+        for b in range(6):
+            ax.add_patch(Rectangle((0.5 + b * 0.44, y), 0.4, 0.4, ec="white", lw=1,
+                                   fc=colour if b == hot else BLUE))
+    # 2. one program on the chip
+    x = 4.25
+    ax.text(x + 1.65, 3.55, "one program, on the chip", ha="center", fontsize=10)
+    ax.add_patch(Rectangle((x, 0.25), 3.3, 3.15, fc="#fffdf5", ec="#888888", lw=1))
+    box(ax, x + 0.15, 2.65, 3.0, 0.55, "q: its 128 queries, read once", ORANGE, 9)
+    box(ax, x + 0.15, 1.85, 3.0, 0.6, "K_j, V_j: one block of 64 keys\nand values at a time",
+        GREEN, 9)
+    box(ax, x + 0.15, 1.1, 3.0, 0.55, "S = q K_jᵀ: never leaves the chip", BLUE, 9)
+    box(ax, x + 0.15, 0.4, 3.0, 0.5, "m, ℓ, acc: 07's running state", PURPLE, 9)
+    arrow(ax, 3.25, 2.95, x + 0.15, 2.92)
+    arrow(ax, 3.25, 2.2, x + 0.15, 2.2)
+    arrow(ax, 3.25, 1.45, x + 0.15, 2.0)
+    arrow(ax, x + 0.15, 0.6, 3.25, 0.7)
+    ax.text(3.75, 0.85, "written once", ha="center", fontsize=8)
+    ax.text(3.75, 2.45, "for each j", ha="center", fontsize=8)
+    # 3. the grid: one program per row of tiles; causal tiles right of the diagonal skipped
+    n, size, x0, y0 = 6, 0.45, 8.9, 0.45
+    for r in range(n):
+        for c in range(n):
+            colour = GREY if c > r else (GREEN if (r, c) == (2, 1) else
+                                         (ORANGE if r == 2 and c < 1 else BLUE))
+            ax.add_patch(Rectangle((x0 + c * size, y0 + (n - 1 - r) * size), size, size,
+                                   fc=colour, ec="white", lw=1.5))
+    ax.text(x0 + n * size / 2, 3.55, "the grid: a program per row", ha="center", fontsize=10)
+    ax.text(x0 - 0.12, y0 + n * size / 2, "query blocks (programs)", rotation=90, ha="right",
+            va="center", fontsize=8)
+    ax.text(x0 + n * size / 2, y0 - 0.08, "key blocks: the loop", ha="center", va="top",
+            fontsize=8)
+    ax.text(x0 + n * size + 0.1, y0 + 3.5 * size, "orange: done\ngreen: now\n\ncausal:\n"
+            "grey tiles\nnever\ncomputed", va="center", fontsize=8)
+    ax.set_ylim(0.05, 3.8)
+    save(fig, "09_flash_attention_triton.png")
+
+
+def gpt_model():
+    """Notebook 08's cover: characters in, the same characters shifted by one out; embedding,
+    positions, a stack of masked self-attention blocks, a final norm, an output layer that
+    shares the embedding's matrix."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(12.4, 4.6)
+    text_in, text_out = "Once upon", "nce upon "
+    for i, (a, b) in enumerate(zip(text_in, text_out)):
+        x = 0.3 + i * 0.42
+        ax.add_patch(Rectangle((x, 0.2), 0.36, 0.4, fc=GREY, ec="#777777", lw=0.8))
+        ax.text(x + 0.18, 0.4, a if a != " " else "␣", ha="center", va="center", fontsize=10)
+        ax.add_patch(Rectangle((x, 4.0), 0.36, 0.4, fc=GREEN, ec="#777777", lw=0.8))
+        ax.text(x + 0.18, 4.2, b if b != " " else "␣", ha="center", va="center", fontsize=10)
+    ax.text(2.2, 0.05, "input: the text so far", ha="center", va="top", fontsize=9)
+    ax.text(2.2, 4.5, "target: the next character at every position", ha="center",
+            fontsize=9)
+    box(ax, 0.5, 0.85, 3.4, 0.5, "token embedding (vocabulary × d_model)", BLUE, 9)
+    arrow(ax, 2.2, 0.62, 2.2, 0.85)
+    box(ax, 0.5, 1.55, 3.4, 0.5, "+ positions: learned or sinusoidal", GREY, 9)
+    arrow(ax, 2.2, 1.35, 2.2, 1.55)
+    ax.add_patch(Rectangle((0.35, 2.2), 3.7, 1.05, fc="none", ec="#888888", lw=1, ls="--"))
+    ax.text(4.1, 2.72, "× N", fontsize=11, va="center")
+    box(ax, 0.5, 2.3, 3.4, 0.38, "masked self-attention (causal)", ORANGE, 9)
+    box(ax, 0.5, 2.78, 3.4, 0.38, "feed-forward", GREEN, 9)
+    arrow(ax, 2.2, 2.05, 2.2, 2.3)
+    arrow(ax, 2.2, 3.25, 2.2, 3.4)
+    box(ax, 0.5, 3.4, 3.4, 0.42, "layer norm → output layer (tied)", PURPLE, 9)
+    arrow(ax, 2.2, 3.82, 2.2, 4.0)
+    # what the block is, from notebook 05
+    box(ax, 5.2, 2.55, 3.3, 1.2, "notebook 05's decoder layer\nwithout cross-attention\n= an "
+        "EncoderLayer given\nthe causal mask", ORANGE, 9)
+    arrow(ax, 5.2, 3.15, 4.4, 2.75)
+    box(ax, 5.2, 0.75, 3.3, 1.3, "rotary positions instead:\nturn each query and key\nby "
+        "its position inside\nattention — scores depend\non distance only", BLUE, 9)
+    arrow(ax, 5.2, 1.4, 3.95, 2.45)
+    # writing: one character at a time, fed back
+    box(ax, 9.2, 2.55, 3.0, 1.2, "writing: sample the next\ncharacter (temperature,\ntop-k), "
+        "append it, repeat —\nwith 07's KV cache", GREEN, 9)
+    box(ax, 9.2, 0.75, 3.0, 1.3, "the output layer reuses\nthe embedding matrix:\nscores = "
+        "h · Eᵀ\n(weight tying)", PURPLE, 9)
+    ax.set_ylim(-0.2, 4.75)
+    save(fig, "08_gpt.png")
+
+
 def vision_transformer():
     """An 8×8 digit cut into 16 patches of 2×2, the patches as tokens, the class token and
     positions, the encoder, the head."""
@@ -344,3 +438,4 @@ if __name__ == "__main__":
     attention_at_scale()
     online_softmax_blocks()
     vision_transformer()
+    flash_attention_triton()

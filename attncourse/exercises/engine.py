@@ -434,7 +434,7 @@ def register(exercise):
 #: list, imported once: a file that appears in the folder later is never imported.
 CATALOGS = ("nb00_welcome", "nb01_queries_keys_values", "nb02_scaled", "nb03_masking",
             "nb04_multi_head", "nb05_decoder_layer", "nb06_vision_transformer",
-            "nb07_attention_at_scale")
+            "nb07_attention_at_scale", "nb09_flash_attention_triton")
 
 
 @functools.cache

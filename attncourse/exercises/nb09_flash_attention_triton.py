@@ -1,0 +1,284 @@
+"""Notebook 09's exercises: Triton kernels — a row softmax, and the inner loop of FlashAttention.
+
+The learner's function is the launcher the exercise cell gives, with the ``@triton.jit``
+kernel (or its loop) written by the learner inside it; ``check`` calls it on small tensors,
+which Triton's interpreter runs on the CPU (compiled kernels on a GPU get GPU tensors). The
+wrong kernels a learner is likely to write are recognised by what they return, so each probe
+below is the same wrong arithmetic written in PyTorch — block by block where the kernel works
+block by block. A load or store outside the tensors is an error the interpreter raises (see
+:mod:`attncourse.flash_triton`); the probes for those slips raise where the kernel would.
+"""
+
+import math
+
+import torch
+
+from attncourse.exercises import solutions_nb09 as solutions
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.flash_triton import DEVICE, flash_attention, softmax_rows
+
+
+def _on_device(*tensors):
+    return tuple(t.to(DEVICE) for t in tensors)
+
+
+class _OutOfBounds(Exception):
+    """Stands for the error the interpreter raises when a kernel leaves its tensors."""
+
+
+def _interpreter_error_type():
+    """The class of the error a kernel's failure surfaces as in the interpreter."""
+    try:
+        from triton.runtime.errors import InterpreterError
+    except ImportError:
+        return _OutOfBounds
+    return InterpreterError
+
+
+def _out_of_bounds(action):
+    raise _interpreter_error_type()(f"IndexError('the kernel tried to {action} values outside "
+                                    f"every tensor it was given')")
+
+
+def _block(n):
+    """The kernel's tile: the next power of two (tl.arange needs one)."""
+    return 1 << max(0, n - 1).bit_length()
+
+
+# ------------------------------------------------------------------------- row softmax
+
+
+def _softmax_cases():
+    big = torch.tensor([[1000.0, 999.0, 0.0, -1000.0], [-1000.0, -1001.0, -999.5, -1000.0]])
+    return [
+        Case("3 rows of 8: one program per row, every lane in the row",
+             _on_device(seeded_randn(3, 8, seed=90))),
+        Case("4 rows of 5 in a tile of 8: three masked lanes per row",
+             _on_device(seeded_randn(4, 5, seed=91) - 2.0)),
+        Case("scores of ±1000: exp overflows unless each row's max is subtracted",
+             _on_device(big)),
+        Case("a slice of a wider tensor: rows 9 apart in memory, 5 columns",
+             _on_device(seeded_randn(3, 9, seed=92)[:, 2:7])),
+    ]
+
+
+def _no_max_subtracted(x):
+    num = x.exp()
+    return num / num.sum(-1, keepdim=True)
+
+
+def _masked_lanes_zero(x):
+    padded = torch.cat([x, x.new_zeros(x.size(0), _block(x.size(1)) - x.size(1))], dim=1)
+    return padded.softmax(-1)[:, :x.size(1)]
+
+
+def _not_divided(x):
+    return (x - x.amax(-1, keepdim=True)).exp()
+
+
+def _read_with_out_stride(x):
+    rows = x.as_strided(x.shape, (x.size(1), 1))  # row r read n_cols · r after the first
+    return rows.softmax(-1)
+
+
+def _store_unmasked(x):
+    if x.size(1) < _block(x.size(1)):  # the last row's extra lanes land past the end
+        _out_of_bounds("store")
+    return x.softmax(-1)
+
+
+def _stored_with_x_stride(x):
+    if x.stride(0) > x.size(1):  # out's rows are closer together than x's
+        _out_of_bounds("store")
+    return x.softmax(-1)
+
+
+register(Exercise(
+    id="softmax_rows",
+    title="A row-softmax kernel",
+    notebook="09_flash_attention_triton",
+    signature="softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK) "
+              "inside softmax_rows(x) -> (rows, cols)",
+    reference=softmax_rows,
+    solution=solutions.softmax_rows,
+    make_cases=_softmax_cases,
+    hints=[
+        "Start with row = tl.program_id(0), cols = tl.arange(0, BLOCK) and in_row = cols < "
+        "n_cols. The row's numbers are at x_ptr + row * x_row_stride + cols.",
+        "Load with mask=in_row and other=float('-inf'): a masked lane then cannot be the max, "
+        "and exp(-inf) = 0 adds nothing to the sum. Then x = x - tl.max(x, axis=0).",
+        "num = tl.exp(x); store num / tl.sum(num, axis=0) at out_ptr + row * out_row_stride + "
+        "cols, with mask=in_row.",
+    ],
+    mistakes=[
+        Mistake("no_max_subtracted", "the row's max is not subtracted before tl.exp: exp(1000) "
+                "overflows to inf, and inf / inf is NaN. Subtract tl.max(x, axis=0) first — "
+                "the softmax does not change, and the largest exponent becomes exp(0) = 1.",
+                _no_max_subtracted),
+        Mistake("masked_lanes_zero", "the lanes past the end of the row were loaded as 0 (no "
+                "`other=`, or other=0.0), so each adds exp(0 - max) to the sum. Load with "
+                "other=float('-inf'): exp(-inf) = 0, and -inf can never be the max.",
+                _masked_lanes_zero),
+        Mistake("not_divided", "the exponentials are stored without dividing by their sum: "
+                "num / tl.sum(num, axis=0) makes each row sum to 1.", _not_divided),
+        Mistake("read_with_out_stride", "x's rows were read n_cols apart (out_row_stride, or "
+                "n_cols itself): in a slice of a wider tensor they lie x_row_stride apart. "
+                "Load at x_ptr + row * x_row_stride + cols.", _read_with_out_stride),
+        Mistake("store_unmasked", "the store has no mask: the lanes past the end of the row "
+                "write into the next row, and past the end of `out` for the last one (the "
+                "interpreter stops that; a GPU would not). Store with mask=cols < n_cols.",
+                _store_unmasked, raises=r"tried to store .* outside"),
+        Mistake("stored_with_x_stride", "the result was stored x_row_stride apart, but `out` "
+                "is a new tensor whose rows lie out_row_stride apart: store at out_ptr + row "
+                "* out_row_stride + cols.", _stored_with_x_stride,
+                raises=r"tried to store .* outside"),
+        Mistake("load_outside", "a load reached outside x: mask it, mask=cols < n_cols "
+                "(with other=float('-inf')), and read row `row` at x_ptr + row * "
+                "x_row_stride.", raises=r"tried to load .* outside"),
+    ],
+))
+
+# ------------------------------------------------------- the attention kernel's inner loop
+
+BLOCK = 16  # the exercise's launcher: 16 queries per program, 16 keys per step
+
+
+def _scores_climbing(seed, first_block=None):
+    """q (1, 1, 16, 16), k (1, 1, 48, 16) along one direction u: key j scores about j / 4,
+    so each block holds a larger score than the last — or, with ``first_block``, the first
+    16 keys score about that much and the later ones stay as they were."""
+    u = seeded_randn(16, seed=seed)
+    u = u / u.norm()
+    q = (u * 4).expand(16, 16) + 0.1 * seeded_randn(16, 16, seed=seed + 1)
+    level = torch.arange(48.0)[:, None] / 4  # the score key j gets, roughly
+    if first_block is not None:
+        level[:16] = first_block
+    k = level * u + 0.1 * seeded_randn(48, 16, seed=seed + 2)
+    return q[None, None], k[None, None]
+
+
+def _attention_cases():
+    def qkv(*shape, keys, seed, scale=1.0):
+        q = seeded_randn(*shape, seed=seed) * scale
+        k = seeded_randn(*shape[:-2], keys, shape[-1], seed=seed + 1) * scale
+        v = seeded_randn(*shape[:-2], keys, shape[-1], seed=seed + 2)
+        return _on_device(q, k, v)
+
+    q3, k3 = _scores_climbing(seed=110)
+    q4, k4 = _scores_climbing(seed=120, first_block=200.0)
+    return [
+        Case("one block: 16 queries, 16 keys, d 16", qkv(1, 1, 16, 16, keys=16, seed=100)),
+        Case("24 queries, 40 keys, 2 heads: the last key block runs past the end",
+             qkv(1, 2, 24, 16, keys=40, seed=103)),
+        Case("the scores climb from block to block: the max moves at every block",
+             _on_device(q3, k3, seeded_randn(1, 1, 48, 16, seed=113))),
+        Case("the first block scores about 200 higher than the rest: the max must stay",
+             _on_device(q4, k4, seeded_randn(1, 1, 48, 16, seed=123))),
+        Case("causal, 2 sequences of 40 tokens, d 32: blocks right of the diagonal skipped",
+             qkv(2, 1, 40, 32, keys=40, seed=130), {"causal": True}),
+    ]
+
+
+def _blocked(update):
+    """The exercise's kernel in PyTorch, with ``update(m, l, acc, s, v)`` as the loop's last
+    lines: the same blocks, padding and masks, so a wrong update gives the same numbers."""
+    def attention(q, k, v, causal=False):
+        batch, heads, seq_q, d = q.shape
+        seq_k = k.size(2)
+        pad = lambda t: torch.cat([t, t.new_zeros(batch, heads, -t.size(2) % BLOCK, d)], 2)  # noqa: E731
+        q, k, v = pad(q), pad(k), pad(v)
+        out = q.new_empty(q.shape)
+        for r0 in range(0, seq_q, BLOCK):
+            rows = torch.arange(r0, r0 + BLOCK, device=q.device)
+            m = q.new_full((batch, heads, BLOCK), -math.inf)
+            ell = q.new_zeros(batch, heads, BLOCK)
+            acc = q.new_zeros(batch, heads, BLOCK, d)
+            end = min(seq_k, r0 + BLOCK) if causal else seq_k
+            for c0 in range(0, end, BLOCK):
+                cols = torch.arange(c0, c0 + BLOCK, device=q.device)
+                s = q[..., r0:r0 + BLOCK, :] @ k[..., c0:c0 + BLOCK, :].transpose(-2, -1)
+                visible = (cols[None, :] < seq_k) & ((cols[None, :] <= rows[:, None])
+                                                      if causal else True)
+                s = (s / math.sqrt(d)).masked_fill(~visible, -math.inf)
+                m, ell, acc = update(m, ell, acc, s, v[..., c0:c0 + BLOCK, :])
+            out[..., r0:r0 + BLOCK, :] = acc / ell[..., None]
+        return out[..., :seq_q, :]
+    return attention
+
+
+def _update(new_max=lambda m, s: torch.maximum(m, s.amax(-1)),
+            weights=lambda s, m_new: torch.exp(s - m_new[..., None]),
+            rescale=lambda m, m_new: torch.exp(m - m_new),
+            rescale_sum=True, rescale_output=True, carry_max=True, normalise=False,
+            axis=-1):
+    """One step of the online softmax, written right — or wrong where an argument says."""
+    def update(m, ell, acc, s, v):
+        m_new = new_max(m, s)
+        p = weights(s, m_new)
+        alpha = rescale(m, m_new)
+        ell = (ell * alpha if rescale_sum else ell) + p.sum(axis)
+        acc = (acc * alpha[..., None] if rescale_output else acc) + p @ v
+        if normalise:
+            acc = acc / ell[..., None]
+        return (m_new if carry_max else m), ell, acc
+    return update
+
+
+register(Exercise(
+    id="flash_attention",
+    title="FlashAttention's inner loop, in a kernel",
+    notebook="09_flash_attention_triton",
+    signature="the loop of attention_kernel inside flash_attention(q, k, v, causal=False) -> "
+              "(batch, heads, q_len, d)",
+    reference=flash_attention,
+    solution=solutions.flash_attention,
+    make_cases=_attention_cases,
+    atol=1e-4,
+    hints=[
+        "First the values, loaded like k (from V) with the same mask: (BLOCK, D). Then the "
+        "running max: m_new = tl.maximum(m_i, tl.max(s, 1)) — axis 1, one max per query.",
+        "What was summed so far is relative to the old max: rescale = tl.exp(m_i - m_new) "
+        "brings it to the new one. This block's weights: p = tl.exp(s - m_new[:, None]).",
+        "l_i = l_i * rescale + tl.sum(p, 1); acc = acc * rescale[:, None] + tl.dot(p, v); "
+        "then m_i = m_new, for the next block. No division: the kernel divides once, after "
+        "the loop.",
+    ],
+    mistakes=[
+        Mistake("nothing_rescaled", "neither l_i nor acc is rescaled: both were summed "
+                "relative to the old max, so when the max grows multiply them by "
+                "tl.exp(m_i - m_new) before adding this block.",
+                _blocked(_update(rescale_sum=False, rescale_output=False))),
+        Mistake("sum_not_rescaled", "acc is rescaled but l_i is not: the running sum was "
+                "relative to the old max too — l_i * tl.exp(m_i - m_new) + tl.sum(p, 1).",
+                _blocked(_update(rescale_sum=False))),
+        Mistake("output_not_rescaled", "l_i is rescaled but acc is not: acc holds "
+                "exp(s - old max)-weighted values — acc * rescale[:, None] + tl.dot(p, v).",
+                _blocked(_update(rescale_output=False))),
+        Mistake("max_not_carried", "m_i is never updated (m_i = m_new is missing), so it "
+                "stays -inf: each block's rescale is exp(-inf) = 0 and only the last block "
+                "counts. End the loop body with m_i = m_new.",
+                _blocked(_update(carry_max=False))),
+        Mistake("inverted_rescale", "the rescale factor is upside down: tl.exp(m_i - m_new), "
+                "at most 1 — the new max is the larger one. (Its inverse is exp(+inf) on the "
+                "first block, and inf × 0 is NaN.)",
+                _blocked(_update(rescale=lambda m, m_new: torch.exp(m_new - m)))),
+        Mistake("block_max_only", "the max is this block's alone, tl.max(s, 1); it must be "
+                "the largest so far, tl.maximum(m_i, tl.max(s, 1)). After a block of large "
+                "scores, exp(m_i - m_new) overflows.",
+                _blocked(_update(new_max=lambda m, s: s.amax(-1)))),
+        Mistake("not_shifted", "this block's weights are tl.exp(s), not tl.exp(s - m_new[:, "
+                "None]): every term must be taken relative to the same max, or exp "
+                "overflows for large scores.",
+                _blocked(_update(weights=lambda s, m_new: torch.exp(s)))),
+        Mistake("normalised_in_loop", "acc is divided by l_i inside the loop; keep it "
+                "unnormalised, Σ exp(s - max) · v — the kernel divides once, after the last "
+                "block.", _blocked(_update(normalise=True))),
+        Mistake("axis_0", "the max and the sum run over axis 0, the queries; each query "
+                "(row) keeps its own: tl.max(s, 1) and tl.sum(p, 1).",
+                _blocked(_update(new_max=lambda m, s: torch.maximum(m, s.amax(-2)),
+                                 axis=-2))),
+        Mistake("values_unmasked", "the values were loaded without a mask, so the last block "
+                "reads past the end of V: load them like k, with mask=cols[:, None] < seq_k "
+                "and other=0.0.", raises=r"tried to load .* outside"),
+    ],
+))

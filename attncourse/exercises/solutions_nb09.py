@@ -1,0 +1,87 @@
+"""The answers to notebook 09's exercises, as ``solution(id)`` shows them (see
+:mod:`attncourse.exercises.solutions` for the other notebooks').
+
+Each is the learner's function: the ``@triton.jit`` kernel the learner writes, nested in the
+launcher the exercise cell gives, using nothing but the names the notebook's first cell
+imports (``math``, ``torch``, ``triton``, ``tl``). It lives apart from the other notebooks'
+answers because it needs Triton's names, which :mod:`attncourse.flash_triton` provides with or
+without Triton. The package's own kernels (the references) are in that module; a test proves
+the two agree.
+"""
+
+import math
+
+import torch
+
+from attncourse.flash_triton import tl, triton
+
+
+def softmax_rows(x):
+    """Softmax of each row of x (rows, cols), float: one Triton program per row."""
+
+    @triton.jit
+    def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
+                       BLOCK: tl.constexpr):
+        row = tl.program_id(0)  # this program instance's row
+        cols = tl.arange(0, BLOCK)  # BLOCK lanes; those < n_cols are in the row
+        in_row = cols < n_cols
+        # masked lanes read -inf: they cannot win the max, and exp(-inf) = 0 adds nothing
+        x = tl.load(x_ptr + row * x_row_stride + cols, mask=in_row, other=float("-inf"))
+        x = x - tl.max(x, axis=0)  # the largest becomes 0: exp cannot overflow
+        num = tl.exp(x)
+        tl.store(out_ptr + row * out_row_stride + cols, num / tl.sum(num, axis=0),
+                 mask=in_row)
+
+    out = x.new_empty(x.shape)  # (rows, cols): contiguous, whatever x's row stride
+    block = triton.next_power_of_2(x.size(1))  # one tile holds a whole row
+    softmax_kernel[(x.size(0),)](x, out, x.size(1), x.stride(0), out.stride(0), BLOCK=block)
+    return out
+
+
+def flash_attention(q, k, v, causal=False):
+    """Attention output of q, k, v (batch, heads, seq, d): one Triton program per block of
+    16 queries of one head, streaming blocks of 16 keys and values."""
+
+    @triton.jit
+    def attention_kernel(Q, K, V, Out, seq_q, seq_k, scale,
+                         D: tl.constexpr, BLOCK: tl.constexpr, CAUSAL: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # this program's queries
+        dims = tl.arange(0, D)
+        q = tl.load(Q + head * seq_q * D + rows[:, None] * D + dims[None, :],
+                    mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D), kept for the loop
+        m_i = tl.full([BLOCK], float("-inf"), tl.float32)  # running max, per query
+        l_i = tl.zeros([BLOCK], tl.float32)  # running sum, relative to m_i
+        acc = tl.zeros([BLOCK, D], tl.float32)  # running output, unnormalised
+        end = seq_k
+        if CAUSAL:  # key blocks right of the diagonal are hidden from every query here
+            end = tl.minimum(seq_k, (tl.program_id(0) + 1) * BLOCK)
+        for start in range(0, end, BLOCK):
+            cols = start + tl.arange(0, BLOCK)  # this block's keys
+            k = tl.load(K + head * seq_k * D + cols[:, None] * D + dims[None, :],
+                        mask=cols[:, None] < seq_k, other=0.0)  # (BLOCK, D)
+            s = tl.dot(q, tl.trans(k)) * scale  # (BLOCK, BLOCK) scores
+            visible = cols[None, :] < seq_k  # keys past the end get no weight
+            if CAUSAL:
+                visible = visible & (cols[None, :] <= rows[:, None])
+            s = tl.where(visible, s, float("-inf"))
+            v = tl.load(V + head * seq_k * D + cols[:, None] * D + dims[None, :],
+                        mask=cols[:, None] < seq_k, other=0.0)  # (BLOCK, D)
+            m_new = tl.maximum(m_i, tl.max(s, 1))  # the running max, per query
+            rescale = tl.exp(m_i - m_new)  # brings the sum and output so far to the new max
+            p = tl.exp(s - m_new[:, None])  # this block's unnormalised weights
+            l_i = l_i * rescale + tl.sum(p, 1)
+            acc = acc * rescale[:, None] + tl.dot(p, v)
+            m_i = m_new
+
+        out = acc / l_i[:, None]  # normalised once, after the last block
+        tl.store(Out + head * seq_q * D + rows[:, None] * D + dims[None, :], out,
+                 mask=rows[:, None] < seq_q)
+
+    batch, heads, seq_q, d = q.shape
+    q, k, v = (t.reshape(batch * heads, t.size(2), d).contiguous() for t in (q, k, v))
+    out = torch.empty_like(q)  # (batch · heads, seq_q, d)
+    grid = (triton.cdiv(seq_q, 16), batch * heads)  # (query blocks, heads)
+    attention_kernel[grid](q, k, v, out, seq_q, k.size(1), 1 / math.sqrt(d),
+                           D=d, BLOCK=16, CAUSAL=causal)
+    return out.reshape(batch, heads, seq_q, d)

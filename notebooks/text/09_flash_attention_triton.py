@@ -1,0 +1,501 @@
+# %% [markdown]
+# # 09 · FlashAttention in Triton
+#
+# [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/09_flash_attention_triton.ipynb) — runs in your browser; the first code cell installs the course there.
+#
+# ![One GPU program per block of queries: it reads its queries from the GPU's main memory once, streams blocks of keys and values through on-chip memory while a running max, sum and output stay in registers, and writes its output rows once; the score tiles it computes, with those right of the causal diagonal skipped](attachment:09_flash_attention_triton.png)
+#
+# Notebook 07 built FlashAttention's schedule — tiles of scores, an online softmax — in PyTorch.
+# It is exact and needs little memory, but on a GPU it is **slow**: every tile costs a handful of
+# PyTorch operations, each one a separate GPU kernel launched from Python that reads its inputs
+# from the GPU's main memory and writes its result back. On an H200 at 4,096 tokens (float16) it
+# took 78 ms where the naive formula takes 1.9 ms and PyTorch's own FlashAttention kernel 0.08 ms.
+# The idea pays off only as **one fused kernel** that keeps a tile on the chip from the moment it
+# is computed to the moment it is used. Here you write that kernel, in
+# [Triton](https://triton-lang.org), a Python dialect for GPU kernels that ships with PyTorch on
+# Linux — and check it on this CPU: Triton's **interpreter** runs a kernel one program instance
+# at a time, with NumPy.
+#
+# **In this notebook you will learn**
+# - Triton's model in five minutes: program instances, `tl.program_id`, offsets and masks,
+#   `tl.load` / `tl.store`, `tl.dot` — with a vector add;
+# - a row softmax as a kernel (exercise, checked in the interpreter);
+# - the FlashAttention forward pass as one kernel: each program owns a block of queries, streams
+#   keys and values through on-chip memory with 07's online softmax in registers, and writes each
+#   output row once; the causal version skips the blocks right of the diagonal (exercise: the
+#   inner loop);
+# - why it is fast, counted: bytes moved between memory and cores, FLOPs per byte;
+# - the race against the naive formula, 07's tiled attention and PyTorch's FlashAttention on a
+#   GPU (a cell that runs where there is one);
+# - why the backward pass recomputes the weights instead of storing them.
+#
+# *Measure, don't assert:* this notebook runs on a CPU; the GPU numbers come from
+# `benchmarks/bench_flash_triton.py` on a GPU, recorded in `docs/benchmarks.md`.
+
+# %% attncourse={"setup": "install"}
+# Installs the course package when this kernel does not have it (Colab, a fresh
+# environment); does nothing when it is installed. Works in JupyterLab, VS Code, Colab.
+import importlib.util
+
+if importlib.util.find_spec("attncourse") is None:
+    from IPython import get_ipython
+
+    get_ipython().run_line_magic("pip", "install --quiet git+https://github.com/attncourse/attncourse@main")
+
+# %%
+import math
+import os
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+
+if not torch.cuda.is_available():
+    os.environ["TRITON_INTERPRET"] = "1"  # no GPU: Triton runs kernels on the CPU, with NumPy
+
+import attncourse as ac
+from attncourse import check, hint, quiz, solution, viz
+from attncourse import flash_triton as fl
+from attncourse.flash_triton import tl, triton  # Triton itself, or stand-ins that explain
+
+torch.manual_seed(0)
+viz.setup()
+MiB, GiB = 2**20, 2**30
+print(fl.status())
+
+
+# %% [markdown]
+# `TRITON_INTERPRET=1` must be set before Triton is first imported: Triton decides then, once for
+# the whole session, whether kernels are compiled or interpreted. Where Triton is not installed
+# (macOS, Windows) the line above says so: the kernels below then cannot run, and the cells that
+# launch one print a line instead — read the code, and try it on Linux or Colab.
+#
+# `fl.DEVICE` is where a kernel's tensors must live: `"cpu"` for the interpreter, `"cuda"` when
+# kernels are compiled for a GPU (a compiled kernel reads GPU memory only).
+#
+# ## 1 · Triton in five minutes
+#
+# A CUDA kernel describes what **one thread** does with one number. A Triton kernel describes what
+# **one program instance** does with a whole **block** of numbers; Triton spreads the block over
+# the GPU's threads itself. Writing one takes six ideas:
+#
+# 1. **The launch.** `kernel[grid](arguments)` starts one program instance per point of `grid`,
+#    a tuple of up to three sizes — usually "one program per block of the data".
+# 2. **Who am I.** Inside, `tl.program_id(axis)` says which instance this is.
+# 3. **Pointers and offsets.** A tensor argument arrives as a pointer to its first element.
+#    `x_ptr + offsets`, with `offsets = pid * BLOCK + tl.arange(0, BLOCK)`, is a block of
+#    pointers — the elements this program owns.
+# 4. **Masks.** The last block usually runs past the end of the data. `mask = offsets < n`
+#    switches those lanes off: a masked `tl.load` reads nothing there (it gives `other`), a masked
+#    `tl.store` writes nothing.
+# 5. **Block operations.** Between the load and the store: `+`, `tl.exp`, `tl.max(x, axis)`,
+#    `tl.sum`, and `tl.dot(a, b)`, a matrix product on the GPU's tensor cores.
+# 6. **Compile-time sizes.** Block sizes are arguments annotated `tl.constexpr`: known when the
+#    kernel is compiled, so Triton can lay the block out in registers. `tl.arange` needs a power
+#    of two.
+#
+# The "hello world" of Triton, $z = x + y$, one program per block of 256 elements:
+
+# %%
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)  # which program instance am I?
+    offsets = pid * BLOCK + tl.arange(0, BLOCK)  # the BLOCK elements I own
+    mask = offsets < n  # the last block runs past the end
+    x = tl.load(x_ptr + offsets, mask=mask)
+    y = tl.load(y_ptr + offsets, mask=mask)
+    tl.store(out_ptr + offsets, x + y, mask=mask)
+
+
+def add(x, y, block=256):
+    out = torch.empty_like(x)
+    grid = (triton.cdiv(x.numel(), block),)  # ceil(n / block) programs
+    add_kernel[grid](x, y, out, x.numel(), BLOCK=block)
+    return out
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+x, y = torch.randn(1000, device=fl.DEVICE), torch.randn(1000, device=fl.DEVICE)
+if fl.CAN_RUN:
+    print(f"{triton.cdiv(1000, 256)} programs of 256 lanes; the last masks "
+          f"{4 * 256 - 1000} of them. Equal to x + y: {torch.equal(add(x, y), x + y)}")
+else:
+    print(fl.status())
+
+
+# %% [markdown]
+# Each program owned 256 consecutive elements; the fourth owned only 232 of them. Which program
+# owns which element, for other lengths and block sizes (grey: lanes the mask switches off):
+
+# %% attncourse={"alt": "The lanes of all programs, 64 per row, coloured by the id of the program that owns them; the lanes past the end of the data, which the mask switches off, are grey"}
+def show_programs(n=1000, block=256):
+    programs = triton.cdiv(n, block)
+    lanes = torch.arange(programs * block)
+    owner = (lanes // block).float().masked_fill(lanes >= n, float("nan"))  # nan: masked
+    width = 64
+    grid = torch.full((math.ceil(len(lanes) / width) * width,), float("nan"))
+    grid[:len(lanes)] = owner
+    fig, ax = plt.subplots(figsize=(7, 0.25 * len(grid) / width + 1))
+    viz.heatmap(grid.reshape(-1, width), ax=ax, xlabel=f"lane (rows of {width})", ylabel="",
+                colorbar_label="program id", vmin=0, vmax=max(programs - 1, 1),
+                title=f"n = {n}, BLOCK = {block}: {programs} programs, "
+                      f"{programs * block - n} masked lanes")
+    ax.set_facecolor("#dddddd")
+    ax.set_yticks([])
+
+
+viz.interact(show_programs, n=widgets.IntSlider(value=1000, min=1, max=2000, step=1),
+             block=widgets.Dropdown(options=[64, 128, 256, 512], value=256))
+
+
+# %% [markdown]
+# ## 2 · A row softmax: one program per row
+#
+# The softmax of notebook 00 — subtract the row's max, exponentiate, divide by the sum — needs
+# its whole row: the max and the sum are **reductions**. So give each row to one program. It
+# loads the row as one tile (`BLOCK`, the next power of two ≥ the row's length), reduces it with
+# `tl.max(x, axis=0)` and `tl.sum(x, axis=0)`, and stores the result: one read and one write of
+# each number, where PyTorch's unfused `x - x.max()`, `.exp()`, `/ sum` would make several.
+#
+# Two details make the kernel right:
+#
+# - **The masked lanes' value.** Lanes past the end of the row must neither win the max nor add
+#   to the sum. Loading them as `other=float("-inf")` does both: $-\infty$ loses every max, and
+#   $e^{-\infty} = 0$.
+# - **The row stride.** Row `r` starts `r * x.stride(0)` elements after row 0. For a slice of a
+#   wider tensor (`x[:, 2:7]` of a `(3, 9)` tensor) that is 9, not the row's length 5; the output,
+#   a new tensor, has its own stride.
+#
+# The interpreter adds one more thing for you: Triton reads and writes wherever the pointers
+# point — no bounds are checked, on a GPU or here — so a forgotten mask silently overwrites the
+# neighbouring memory. In this course an access outside the kernel's tensors is an error that
+# says so.
+#
+# **Exercise `softmax_rows`.** The launcher is written: one program per row, a tile of
+# `BLOCK` lanes. Write the body of `softmax_kernel`: load row `row` of `x` (masked, with the
+# right `other`), subtract its max, exponentiate, divide by the sum, store into row `row` of
+# `out` (masked). Then delete the `raise` line and run the cell and the check.
+
+# %% attncourse={"exercise": "softmax_rows"} tags=["exercise"]
+def softmax_rows(x):
+    """Softmax of each row of x (rows, cols), float: one Triton program per row."""
+
+    @triton.jit
+    def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
+                       BLOCK: tl.constexpr):
+        # 1. this program's row is tl.program_id(0); its lanes are tl.arange(0, BLOCK),
+        #    and only the lanes < n_cols are in the row
+        # 2. load the row from x_ptr + row * x_row_stride + lanes, masked: the masked lanes
+        #    must not win the max and must add nothing to the sum
+        # 3. subtract the row's max, exponentiate, divide by the sum
+        # 4. store into out_ptr + row * out_row_stride + lanes, masked
+        pass
+
+    raise NotImplementedError  # write the kernel above, then delete this line
+    out = x.new_empty(x.shape)  # (rows, cols): contiguous, whatever x's row stride
+    block = triton.next_power_of_2(x.size(1))  # one tile holds a whole row
+    softmax_kernel[(x.size(0),)](x, out, x.size(1), x.stride(0), out.stride(0), BLOCK=block)
+    return out
+
+
+# %%
+check("softmax_rows", softmax_rows)
+
+# %% [markdown]
+# `check` ran your kernel in the interpreter on four small inputs — full rows, masked lanes,
+# scores of ±1000, a slice of a wider tensor — and compared it with the package's kernel,
+# `fl.softmax_rows` (read it with `fl.softmax_rows??` and `fl._softmax_kernel.fn??`). The
+# narrative goes on with that one. On the hard cases:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+extreme = torch.tensor([[0.0, -1000.0, 2.0], [1000.0, 999.0, 0.0]])  # 3 columns in 4 lanes
+wide = torch.randn(64, 300, generator=torch.Generator().manual_seed(0))[:, 10:210]  # stride 300
+for name, t in (("rows [0, -1000, 2] and [1000, 999, 0]", extreme),
+                ("64 rows of 200 from a (64, 300) tensor", wide)):
+    same = torch.allclose(fl.softmax_rows(t), torch.softmax(t, dim=-1), atol=1e-6)
+    print(f"{name}: equal to torch.softmax: {same}")
+
+# %% attncourse={"alt": "Two heatmaps of 6 rows by 12 columns: random scores, and their row softmax by the package's Triton kernel, where each row's largest score gets most of the weight"}
+scores = torch.randn(6, 12, generator=torch.Generator().manual_seed(1)) * 2
+fig = viz.heatmap_row([scores, fl.softmax_rows(scores)], vmin=None, vmax=None, size=3.2,
+                      titles=["scores (6 rows × 12)", "fl.softmax_rows: each row sums to 1"],
+                      colorbar_label="value")
+
+
+# %% [markdown]
+# ## 3 · FlashAttention's forward pass as one kernel
+#
+# Now the real thing. The kernel computes $\mathrm{softmax}(QK^\top/\sqrt{d})\,V$ for every head
+# with 07's schedule, but all of it in one launch:
+#
+# - **The grid** is `(number of query blocks, batch × heads)`: program `(i, h)` owns queries
+#   `i·BLOCK … i·BLOCK + BLOCK − 1` of head `h`.
+# - It loads its **query block** once, `(BLOCK, d)`, and keeps it on the chip.
+# - It keeps **07's state** in registers, in float32: the running max `m_i`, the running sum
+#   `l_i` (both `(BLOCK,)`) and the unnormalised output `acc` `(BLOCK, d)`.
+# - It **streams the keys and values**: for each block of `BLOCK` keys it loads $K_j$ and $V_j$,
+#   computes the `(BLOCK, BLOCK)` tile of scores $S = q K_j^\top / \sqrt{d}$ with `tl.dot`, folds
+#   it into the state — and forgets it. No score ever reaches the GPU's main memory.
+# - After the last block it divides `acc` by `l_i` and **writes its output rows once**.
+# - **Causal**: a query block never needs keys after its last query, so the loop stops at the
+#   diagonal; inside the diagonal block a mask hides the later keys.
+#
+# Each program's path through the score matrix (one head, 128 tokens, blocks of 16): the colour
+# is the step of the loop at which the tile is computed; blank tiles are never computed.
+
+# %% attncourse={"alt": "Two 128 by 128 maps of the score matrix in 16 by 16 tiles, coloured by the loop step that computes each tile: every tile in the full case, only the tiles on and left of the diagonal in the causal case"}
+def visit_order(seq, block, causal):
+    n = math.ceil(seq / block)
+    order = torch.full((n, n), float("nan"))  # (query block, key block) → loop step
+    for i in range(n):
+        for j in range(i + 1 if causal else n):
+            order[i, j] = j
+    return order.repeat_interleave(block, 0).repeat_interleave(block, 1)[:seq, :seq]
+
+
+fig = viz.heatmap_row([visit_order(128, 16, False), visit_order(128, 16, True)], vmin=0,
+                      vmax=7, titles=["full: 8 steps per program", "causal: up to the diagonal"],
+                      colorbar_label="loop step")
+
+
+# %% [markdown]
+# **Exercise `flash_attention`.** Below is the whole kernel and its launcher: blocks of 16 queries
+# and 16 keys, float32, the state initialised, the loop over key blocks with each block's scores
+# `s` `(BLOCK, BLOCK)` computed and masked (keys past the end of the sequence, and for causal
+# attention keys after the query, get $-\infty$). What is missing is the end of the loop — the
+# heart of FlashAttention:
+#
+# 1. load this block's values `v` `(BLOCK, D)`, as `k` is loaded above (from `V`, same mask);
+# 2. fold the block into the state, as 07's `online_softmax_update` did: the new running max,
+#    the factor that rescales `l_i` and `acc` to it, this block's weights
+#    $p = e^{s - m_\text{new}}$, then `l_i`, `acc` (with `tl.dot(p, v)`) and `m_i`.
+#
+# In a kernel the state is `(BLOCK,)` per query, not `(BLOCK, 1)`: write `m_new[:, None]` where a
+# column is needed. Do not divide: the kernel does that once, after the loop.
+
+# %% attncourse={"exercise": "flash_attention"} tags=["exercise"]
+def flash_attention(q, k, v, causal=False):
+    """Attention output of q, k, v (batch, heads, seq, d): one Triton program per block of
+    16 queries of one head, streaming blocks of 16 keys and values."""
+
+    @triton.jit
+    def attention_kernel(Q, K, V, Out, seq_q, seq_k, scale,
+                         D: tl.constexpr, BLOCK: tl.constexpr, CAUSAL: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        rows = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # this program's queries
+        dims = tl.arange(0, D)
+        q = tl.load(Q + head * seq_q * D + rows[:, None] * D + dims[None, :],
+                    mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D), kept for the loop
+        m_i = tl.full([BLOCK], float("-inf"), tl.float32)  # running max, per query
+        l_i = tl.zeros([BLOCK], tl.float32)  # running sum, relative to m_i
+        acc = tl.zeros([BLOCK, D], tl.float32)  # running output, unnormalised
+        end = seq_k
+        if CAUSAL:  # key blocks right of the diagonal are hidden from every query here
+            end = tl.minimum(seq_k, (tl.program_id(0) + 1) * BLOCK)
+        for start in range(0, end, BLOCK):
+            cols = start + tl.arange(0, BLOCK)  # this block's keys
+            k = tl.load(K + head * seq_k * D + cols[:, None] * D + dims[None, :],
+                        mask=cols[:, None] < seq_k, other=0.0)  # (BLOCK, D)
+            s = tl.dot(q, tl.trans(k)) * scale  # (BLOCK, BLOCK) scores
+            visible = cols[None, :] < seq_k  # keys past the end get no weight
+            if CAUSAL:
+                visible = visible & (cols[None, :] <= rows[:, None])
+            s = tl.where(visible, s, float("-inf"))
+            # your code: load this block's values v (like k), then fold s and v into
+            # m_i, l_i and acc — notebook 07's online softmax update
+
+        out = acc / l_i[:, None]  # normalised once, after the last block
+        tl.store(Out + head * seq_q * D + rows[:, None] * D + dims[None, :], out,
+                 mask=rows[:, None] < seq_q)
+
+    raise NotImplementedError  # write the end of the loop, then delete this line
+    batch, heads, seq_q, d = q.shape
+    q, k, v = (t.reshape(batch * heads, t.size(2), d).contiguous() for t in (q, k, v))
+    out = torch.empty_like(q)  # (batch · heads, seq_q, d)
+    grid = (triton.cdiv(seq_q, 16), batch * heads)  # (query blocks, heads)
+    attention_kernel[grid](q, k, v, out, seq_q, k.size(1), 1 / math.sqrt(d),
+                           D=d, BLOCK=16, CAUSAL=causal)
+    return out.reshape(batch, heads, seq_q, d)
+
+
+# %%
+check("flash_attention", flash_attention)
+
+# %% [markdown]
+# The package's kernel, `fl.flash_attention(q, k, v, causal=False)`, is the reference: the same
+# schedule, grown up the way production kernels are (read it in `attncourse/flash_triton.py`):
+#
+# - any strides, batch and heads separate, 64-bit offsets (large tensors pass $2^{31}$ elements);
+# - the loop in two parts: key blocks every query of the program sees whole run **without any
+#   mask**; only the rest — the causal diagonal, the last partial block — pays for one;
+# - the scale folded into base-2 exponentials, `tl.exp2(s * scale * log2(e) - m)`: one GPU
+#   instruction instead of two;
+# - `acc` updated inside `tl.dot(p, v, acc)`, which adds the product into it on the tensor cores;
+# - on a GPU, block sizes, warps and pipeline stages **autotuned** per problem shape
+#   (`triton.autotune`); here, 32 × 32 blocks.
+#
+# Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
+# multiple of the block:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+gen = torch.Generator().manual_seed(0)
+for causal in (False, True):
+    for batch, heads, seq, d in ((2, 2, 100, 32), (1, 3, 64, 64), (1, 1, 37, 16)):
+        q, k, v = (torch.randn(batch, heads, seq, d, generator=gen) for _ in range(3))
+        ours = fl.flash_attention(q, k, v, causal=causal)
+        same = torch.allclose(ours, F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                              atol=1e-5)
+        print(f"causal={causal!s:<5} (batch {batch}, heads {heads}, seq {seq:>3}, d {d:>2}): "
+              f"equal to SDPA within 1e-5: {same}")
+
+# %% [markdown]
+# How much does skipping the blocks right of the diagonal save? At 4,096 tokens with the 128 × 64
+# tiles a GPU typically picks, the causal kernel computes just over half of the tiles:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for seq in (1024, 4096, 16384):
+    visited, total = fl.tiles_visited(seq, seq, 128, 64, causal=True)
+    print(f"{seq:>6,} tokens, causal: {visited:>6,} of {total:>6,} tiles computed "
+          f"({visited / total:.1%})")
+
+# %% [markdown]
+# ## 4 · Why it is fast: the bytes, counted
+#
+# A GPU has two budgets. An H200 does about 989 · 10¹² float16 multiply-adds-worth of FLOPs per
+# second on its tensor cores, but moves only 4.8 · 10¹² bytes per second between its main memory
+# (HBM) and its cores. A kernel that does fewer than $989 / 4.8 \approx 206$ FLOPs per byte it
+# moves waits for memory: it is **memory-bound**, whatever its FLOP count.
+#
+# The naive formula runs as three kernels — scores, softmax, weights × values — and each writes
+# a $T \times T$ matrix to memory that the next reads back. The fused kernel reads each query
+# block once, the keys and values once per query block, and writes the output once; the $T \times
+# T$ matrices never leave the chip. `fl.memory_traffic` counts both (one head, $d = 64$, float16,
+# query blocks of 128):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print(f"{'tokens':>7} {'naive MiB':>10} {'fused MiB':>10} {'fused, K/V from L2':>19}"
+      f" {'FLOP/byte naive':>16} {'fused':>6}")
+for seq in (1024, 4096, 16384):
+    t = fl.memory_traffic(seq, d=64)
+    print(f"{seq:>7,} {t.naive / MiB:>10,.1f} {t.fused / MiB:>10,.1f} {t.fused_once / MiB:>19,.2f}"
+          f" {t.intensity('naive'):>16.0f} {t.intensity('fused'):>6.0f}")
+
+# %% [markdown]
+# Three things to read in it:
+#
+# - The naive kernels do about **30 FLOPs per byte** whatever the length — far below 206: they
+#   spend their time moving $T \times T$ matrices.
+# - The fused kernel re-reads the keys and values once per query block, so its traffic still
+#   grows with $T^2$ — but it is $d / (2 \cdot \text{BLOCK})$ of the naive traffic, a quarter
+#   here, at about **110–130 FLOPs per byte**. Larger query blocks raise it; registers and
+#   on-chip memory cap them.
+# - Those re-reads mostly come from the GPU's on-chip L2 cache (50 MiB on an H200), since the
+#   programs of one head run at about the same time: then main memory sees $Q, K, V, O$ once —
+#   the last column — and the kernel is limited by its FLOPs, as it should be.
+#
+# What it costs in **memory** (not traffic) matters as much: the naive formula must hold a
+# $T \times T$ matrix per head at once; the fused kernel holds its output and nothing that grows
+# with $T^2$. That is what lets a GPU attend over 100,000 tokens.
+
+# %% attncourse={"alt": "A log-log plot of MiB moved against tokens from 1,024 to 65,536: the naive kernels' traffic grows four times per doubling and stays about four times the fused kernel's; with key and value re-reads served from the L2 cache the fused kernel moves far less, growing only linearly"}
+lengths = [1024 * 2**i for i in range(7)]
+traffic = [fl.memory_traffic(seq, d=64) for seq in lengths]
+fig, ax = plt.subplots(figsize=(5.5, 3.2))
+for name, label in (("naive", "naive: 3 kernels"), ("fused", "fused kernel"),
+                    ("fused_once", "fused, K/V re-reads from L2")):
+    ax.plot(lengths, [getattr(t, name) / MiB for t in traffic], marker="o", label=label)
+ax.set(xscale="log", yscale="log", xlabel="tokens", ylabel="MiB moved (one head, d 64, fp16)",
+       title="Traffic between GPU memory and cores")
+ax.legend(fontsize=8)
+plt.show()
+
+# %% [markdown]
+# ## 5 · On a GPU: the race (optional)
+#
+# This cell runs only where kernels are compiled for a CUDA GPU. It races the naive formula, 07's
+# tiled attention, PyTorch's FlashAttention kernel (SDPA's flash backend) and the package's Triton
+# kernel, float16, $d = 64$, as many sequences as make 16,384 tokens and 32 heads; TFLOP/s count
+# the FLOPs of $QK^\top$ and $PV$. `benchmarks/bench_flash_triton.py` runs the full sweep (1k–16k
+# tokens, $d$ 64 and 128, causal and not) and writes it to `docs/benchmarks.md`. On a CPU the
+# cell says why it skipped: the interpreter is for checking, and is slower than the naive formula
+# by orders of magnitude.
+
+# %%
+if fl.DEVICE == "cuda":
+    for causal in (False, True):
+        print(f"causal={causal}")
+        for row in fl.race(lengths=(1024, 4096), d=64, causal=causal):
+            error = "" if row["max_err"] is None else f", max diff from SDPA {row['max_err']:.0e}"
+            print(f"  {row['seq']:>6,} tokens {row['name']:>10}: {row['ms']:8.3f} ms, "
+                  f"{row['tflops']:6.1f} TFLOP/s, peak {row['peak_mib']:8.1f} MiB{error}")
+else:
+    print("Skipped: no kernels compiled for a CUDA GPU here (Triton runs in its interpreter, or "
+          "not at all). On a GPU this cell races the fused kernel against SDPA's FlashAttention.")
+
+# %% [markdown]
+# ## 6 · The backward pass: recompute, don't store
+#
+# Training needs gradients, and all of them go through the weights $P = \mathrm{softmax}(S)$:
+# $dV = P^\top dO$, $dP = dO\, V^\top$, $dS = P \circ (dP - \mathrm{rowsum}(dO \circ O))$, then
+# $dQ$ and $dK$ from $dS$. The forward pass never stored $P$ — storing it would bring back the
+# $T \times T$ memory. FlashAttention keeps, per query, **one number**: the log of its softmax's
+# denominator, $L_i = \log \sum_j e^{S_{ij}}$ (it is $m_i + \log \ell_i$, from the state the forward
+# pass ends with). In the backward pass each tile recomputes its scores $S$ from $Q$ and $K$, and
+# then $P = e^{S - L}$ exactly — no max, no sum, no second pass over the row. That costs the FLOPs
+# of $QK^\top$ again, which a compute-bound kernel can afford; it saves the bytes, which it cannot.
+#
+# `fl.flash_attention(..., return_lse=True)` returns $L$ too. From it alone, the weights come
+# back:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+q, k, v = (torch.randn(1, 2, 96, 32, generator=torch.Generator().manual_seed(i)) for i in range(3))
+out, lse = fl.flash_attention(q, k, v, causal=True, return_lse=True)  # lse: (1, 2, 96)
+scores = ac.scaled_scores(q, k).masked_fill(~ac.causal_mask(96), float("-inf"))
+weights = torch.exp(scores - lse[..., None])  # recomputed from S and L alone
+print("exp(S - L) equals softmax(S):", torch.allclose(weights, scores.softmax(-1), atol=1e-6))
+print("and (exp(S - L)) V equals the kernel's output:", torch.allclose(weights @ v, out, atol=1e-5))
+for seq in (4096, 16384):
+    p_bytes, l_bytes = 32 * seq * seq * 2, 32 * seq * 4  # 32 heads: P in fp16, L in fp32
+    print(f"{seq:>6,} tokens, 32 heads: storing P takes {p_bytes / GiB:5.1f} GiB per layer, "
+          f"L {l_bytes / MiB:4.1f} MiB")
+
+# %% [markdown]
+# ## Quiz
+
+# %%
+quiz.show("09")
+
+# %% [markdown]
+# ## Summary
+# - **Triton**: a kernel is what one *program instance* does with a block of numbers. The launch
+#   `kernel[grid](...)` starts one per grid point; `tl.program_id` says which; offsets from
+#   `tl.arange` make blocks of pointers; **masks** switch off the lanes past the end (a masked load
+#   gives `other`); block sizes are `tl.constexpr` powers of two.
+# - A **row softmax** kernel gives each row to one program: one read, `tl.max`, `tl.exp`,
+#   `tl.sum`, one write. Masked lanes load $-\infty$, which neither wins the max nor adds to the
+#   sum; rows are `stride(0)` apart in memory.
+# - **FlashAttention's forward kernel**: one program per (query block, head); the queries and 07's
+#   state $m, \ell, O$ stay on the chip while key/value blocks stream through; each score tile is
+#   computed with `tl.dot`, folded in and forgotten; the output is written once. Causal: the loop
+#   stops at the diagonal — about half the tiles. The result equals SDPA's.
+# - **Why it is fast**: the naive kernels move $T \times T$ matrices through main memory at about
+#   30 FLOPs per byte — memory-bound on a GPU that needs ~200. The fused kernel moves $d/\text{BLOCK}$
+#   as much (less still with L2 hits) and holds no $T \times T$ tensor: memory linear in $T$.
+# - **The backward pass** keeps one number per query, $L = m + \log \ell$, and recomputes the
+#   weights tile by tile as $e^{S - L}$: FLOPs traded for bytes.
+#
+# ## Going further
+# - T. Dao et al., [FlashAttention](https://arxiv.org/abs/2205.14135) (2022), and T. Dao,
+#   [FlashAttention-2: Faster Attention with Better Parallelism and Work Partitioning](https://arxiv.org/abs/2307.08691) (2023) — the schedule written here.
+# - J. Shah et al., [FlashAttention-3](https://arxiv.org/abs/2407.08608) (2024) — asynchrony and FP8 on Hopper GPUs.
+# - P. Tillet, H. T. Kung, D. Cox, [Triton: an intermediate language and compiler for tiled neural network computations](https://www.eecs.harvard.edu/~htk/publication/2019-mapl-tillet-kung-cox.pdf) (2019).
+# - The Triton tutorials: [vector addition](https://triton-lang.org/main/getting-started/tutorials/01-vector-add.html), [fused softmax](https://triton-lang.org/main/getting-started/tutorials/02-fused-softmax.html), [fused attention](https://triton-lang.org/main/getting-started/tutorials/06-fused-attention.html); and [`triton.language`](https://triton-lang.org/main/python-api/triton.language.html).
+# - S. Williams, A. Waterman, D. Patterson, [Roofline: an insightful visual performance model](https://doi.org/10.1145/1498765.1498785) (2009) — FLOPs per byte.
+# - [PyTorch: `scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) and its backends.

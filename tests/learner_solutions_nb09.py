@@ -1,0 +1,302 @@
+"""Notebook 09 as learners write it: Triton kernels, right and wrong, written independently of
+the probes in attncourse/exercises/nb09_flash_attention_triton.py.
+
+A learner fills in the exercise cell the notebook gives, so each solution here is that cell —
+read from the notebook itself — with the learner's lines in place of the stub and the `raise`
+line deleted, compiled the way IPython compiles a cell (its source in ``linecache``, where
+Triton reads a kernel's source). That tests the notebook's own launcher too.
+"""
+
+import json
+import linecache
+import math
+import textwrap
+from pathlib import Path
+
+import torch
+
+from attncourse.flash_triton import tl, triton
+
+NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "09_flash_attention_triton.ipynb"
+STUBS = {  # the lines of each exercise cell that the learner replaces
+    "softmax_rows": ("        # 1. this program's row", "        pass\n"),
+    "flash_attention": ("            # your code:", "online softmax update\n"),
+}
+
+
+def exercise_cell(exercise_id):
+    cells = json.loads(NOTEBOOK.read_text(encoding="utf-8"))["cells"]
+    return next("".join(c["source"]) for c in cells
+                if c["metadata"].get("attncourse", {}).get("exercise") == exercise_id)
+
+
+def written(exercise_id, name, lines, indent):
+    """The exercise cell with ``lines`` written in, run as a notebook cell; its function,
+    renamed ``name`` (for test ids)."""
+    source = exercise_cell(exercise_id)
+    first, last = STUBS[exercise_id]
+    start = source.index(first)
+    end = source.index(last, start) + len(last)
+    source = source[:start] + textwrap.indent(textwrap.dedent(lines).strip("\n") + "\n",
+                                              " " * indent) + source[end:]
+    source = "".join(line for line in source.splitlines(keepends=True)
+                     if "raise NotImplementedError" not in line)
+    filename = f"<learner cell {exercise_id}: {name}>"
+    linecache.cache[filename] = (len(source), None, source.splitlines(keepends=True), filename)
+    namespace = {"math": math, "torch": torch, "triton": triton, "tl": tl}
+    exec(compile(source, filename, "exec"), namespace)
+    fn = namespace[exercise_id]
+    fn.__name__ = fn.__qualname__ = name
+    return fn
+
+
+def softmax(name, lines):
+    return written("softmax_rows", name, lines, 8)
+
+
+def attention(name, lines):
+    return written("flash_attention", name, lines, 12)
+
+
+LOAD_V = """
+v = tl.load(V + head * seq_k * D + cols[:, None] * D + dims[None, :],
+            mask=cols[:, None] < seq_k, other=0.0)
+"""
+
+# ------------------------------------------------------------------------ softmax_rows
+
+softmax_ok = softmax("softmax_ok", """
+row = tl.program_id(axis=0)
+offs = tl.arange(0, BLOCK)
+mask = offs < n_cols
+vals = tl.load(x_ptr + row * x_row_stride + offs, mask=mask, other=-float("inf"))
+shifted = vals - tl.max(vals, axis=0)
+e = tl.exp(shifted)
+denom = tl.sum(e, axis=0)
+tl.store(out_ptr + row * out_row_stride + offs, e / denom, mask=mask)
+""")
+
+softmax_ok_tl_softmax = softmax("softmax_ok_tl_softmax", """
+offs = tl.arange(0, BLOCK)
+row_in = x_ptr + tl.program_id(0) * x_row_stride
+row_out = out_ptr + tl.program_id(0) * out_row_stride
+vals = tl.load(row_in + offs, mask=offs < n_cols, other=float("-inf"))
+tl.store(row_out + offs, tl.softmax(vals), mask=offs < n_cols)
+""")
+
+softmax_ok_exp2 = softmax("softmax_ok_exp2", """
+r = tl.program_id(0)
+i = tl.arange(0, BLOCK)
+ok = i < n_cols
+z = tl.load(x_ptr + r * x_row_stride + i, ok, float("-inf"))
+z = tl.exp2((z - tl.max(z, 0)) * 1.4426950408889634)
+tl.store(out_ptr + r * out_row_stride + i, z / tl.sum(z, 0), ok)
+""")
+
+softmax_no_max = softmax("softmax_no_max", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=float("-inf"))
+e = tl.exp(x)
+tl.store(out_ptr + row * out_row_stride + cols, e / tl.sum(e, axis=0), mask=mask)
+""")
+
+softmax_other_zero = softmax("softmax_other_zero", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=0.0)
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=mask)
+""")
+
+softmax_no_other = softmax("softmax_no_other", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask)
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=mask)
+""")
+
+softmax_not_divided = softmax("softmax_not_divided", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=float("-inf"))
+tl.store(out_ptr + row * out_row_stride + cols, tl.exp(x - tl.max(x, axis=0)), mask=mask)
+""")
+
+softmax_n_cols_stride = softmax("softmax_n_cols_stride", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * n_cols + cols, mask=mask, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * n_cols + cols, x / tl.sum(x, axis=0), mask=mask)
+""")
+
+softmax_store_unmasked = softmax("softmax_store_unmasked", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0))
+""")
+
+softmax_one_stride = softmax("softmax_one_stride", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+mask = cols < n_cols
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=mask, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * x_row_stride + cols, x / tl.sum(x, axis=0), mask=mask)
+""")
+
+softmax_load_unmasked = softmax("softmax_load_unmasked", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols)
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=cols < n_cols)
+""")
+
+# --------------------------------------------------------------------- flash_attention
+
+attention_ok_exp2 = attention("attention_ok_exp2", LOAD_V + """
+m_ij = tl.max(s, axis=1)
+m_new = tl.maximum(m_i, m_ij)
+alpha = tl.exp2((m_i - m_new) * 1.4426950408889634)
+p = tl.exp2((s - m_new[:, None]) * 1.4426950408889634)
+l_i = alpha * l_i + tl.sum(p, axis=1)
+acc = tl.dot(p, v, acc * alpha[:, None])
+m_i = m_new
+""")
+
+attention_ok_two_rescales = attention("attention_ok_two_rescales", LOAD_V + """
+m_blk = tl.max(s, 1)
+m_new = tl.maximum(m_i, m_blk)
+p = tl.exp(s - m_blk[:, None])
+old, new = tl.exp(m_i - m_new), tl.exp(m_blk - m_new)
+l_i = old * l_i + new * tl.sum(p, 1)
+acc = old[:, None] * acc + new[:, None] * tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_nothing_rescaled = attention("attention_nothing_rescaled", LOAD_V + """
+m_i = tl.maximum(m_i, tl.max(s, 1))
+p = tl.exp(s - m_i[:, None])
+l_i += tl.sum(p, 1)
+acc += tl.dot(p, v)
+""")
+
+attention_sum_not_rescaled = attention("attention_sum_not_rescaled", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+p = tl.exp(s - m_new[:, None])
+acc = acc * tl.exp(m_i - m_new)[:, None] + tl.dot(p, v)
+l_i = l_i + tl.sum(p, 1)
+m_i = m_new
+""")
+
+attention_output_not_rescaled = attention("attention_output_not_rescaled", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * tl.exp(m_i - m_new) + tl.sum(p, 1)
+acc = acc + tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_max_not_carried = attention("attention_max_not_carried", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+scale_old = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * scale_old + tl.sum(p, 1)
+acc = acc * scale_old[:, None] + tl.dot(p, v)
+""")
+
+attention_inverted = attention("attention_inverted", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+c = tl.exp(m_new - m_i)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * c + tl.sum(p, 1)
+acc = acc * c[:, None] + tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_block_max = attention("attention_block_max", LOAD_V + """
+m_new = tl.max(s, 1)
+c = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * c + tl.sum(p, 1)
+acc = acc * c[:, None] + tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_not_shifted = attention("attention_not_shifted", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+c = tl.exp(m_i - m_new)
+p = tl.exp(s)
+l_i = l_i * c + tl.sum(p, 1)
+acc = acc * c[:, None] + tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_divides_each_step = attention("attention_divides_each_step", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+c = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * c + tl.sum(p, 1)
+acc = (acc * c[:, None] + tl.dot(p, v)) / l_i[:, None]
+m_i = m_new
+""")
+
+attention_axis_0 = attention("attention_axis_0", LOAD_V + """
+m_new = tl.maximum(m_i, tl.max(s, 0))
+c = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * c + tl.sum(p, 0)
+acc = acc * c[:, None] + tl.dot(p, v)
+m_i = m_new
+""")
+
+attention_v_unmasked = attention("attention_v_unmasked", """
+v = tl.load(V + head * seq_k * D + cols[:, None] * D + dims[None, :])
+m_new = tl.maximum(m_i, tl.max(s, 1))
+c = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * c + tl.sum(p, 1)
+acc = acc * c[:, None] + tl.dot(p, v)
+m_i = m_new
+""")
+
+
+CORRECT = {
+    "softmax_rows": [softmax_ok, softmax_ok_tl_softmax, softmax_ok_exp2],
+    "flash_attention": [attention_ok_exp2, attention_ok_two_rescales],
+}
+WRONG = {
+    "softmax_rows": {
+        softmax_no_max: "no_max_subtracted",
+        softmax_other_zero: "masked_lanes_zero",
+        softmax_no_other: "masked_lanes_zero",
+        softmax_not_divided: "not_divided",
+        softmax_n_cols_stride: "read_with_out_stride",
+        softmax_store_unmasked: "store_unmasked",
+        softmax_one_stride: "stored_with_x_stride",
+        softmax_load_unmasked: "load_outside",
+    },
+    "flash_attention": {
+        attention_nothing_rescaled: "nothing_rescaled",
+        attention_sum_not_rescaled: "sum_not_rescaled",
+        attention_output_not_rescaled: "output_not_rescaled",
+        attention_max_not_carried: "max_not_carried",
+        attention_inverted: "inverted_rescale",
+        attention_block_max: "block_max_only",
+        attention_not_shifted: "not_shifted",
+        attention_divides_each_step: "normalised_in_loop",
+        attention_axis_0: "axis_0",
+        attention_v_unmasked: "values_unmasked",
+    },
+}
