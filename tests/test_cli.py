@@ -5,6 +5,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from attncourse.cli import main
 
 
@@ -36,7 +38,19 @@ def test_console_script_is_installed():
 
 
 def test_site_command_builds_the_course(tmp_path, capsys):
+    pytest.importorskip("sphinx", reason='the website needs pip install -e ".[site]"')
     assert main(["site", str(tmp_path / "site")]) == 0
     assert "index.html" in capsys.readouterr().out
     index = (tmp_path / "site" / "index.html").read_text()
-    assert "00_welcome.html" in index and (tmp_path / "site" / "assets").is_dir()
+    assert "00_welcome.html" in index and "fetch" in index  # the pip + fetch install steps
+    assert (tmp_path / "site" / "_static" / "mathjax" / "tex-svg-full.js").is_file()
+
+
+def test_site_command_without_the_site_extra_says_what_to_install(tmp_path, capsys,
+                                                                 monkeypatch):
+    from attncourse import site
+
+    monkeypatch.setattr(site, "_missing_tools", lambda: ["sphinx", "myst-nb"])
+    assert main(["site", str(tmp_path / "site")]) == 2
+    assert 'pip install "attncourse[site]"' in capsys.readouterr().err
+    assert not (tmp_path / "site").exists()
