@@ -176,7 +176,8 @@ def test_which_notebook_a_run_grades():
 
 def test_the_catalogue_is_the_packages_list_and_nothing_else(tmp_path, monkeypatch):
     folder = Path(attncourse.__file__).parent / "exercises"
-    assert sorted(CATALOGS) == sorted(p.stem for p in folder.glob("nb*.py"))
+    assert sorted(CATALOGS) == sorted(p.stem for p in folder.glob("nb*.py")), \
+        "every catalog module is named in engine.CATALOGS (and only those are imported)"
     (tmp_path / "nb99_planted.py").write_text("raise SystemExit('imported')\n")
     import attncourse.exercises as exercises
 
