@@ -459,8 +459,8 @@ q, k, v = (torch.randn(1, 2, 96, 32, generator=torch.Generator().manual_seed(i))
 out, lse = fl.flash_attention(q, k, v, causal=True, return_lse=True)  # lse: (1, 2, 96)
 scores = ac.scaled_scores(q, k).masked_fill(~ac.causal_mask(96), float("-inf"))
 weights = torch.exp(scores - lse[..., None])  # recomputed from S and L alone
-print("exp(S - L) equals softmax(S):", torch.allclose(weights, scores.softmax(-1), atol=1e-6))
-print("and (exp(S - L)) V equals the kernel's output:", torch.allclose(weights @ v, out, atol=1e-5))
+print("exp(S - L) equals softmax(S):", torch.allclose(weights, scores.softmax(-1), atol=1e-5))
+print("and exp(S - L) V equals the kernel's output:", torch.allclose(weights @ v, out, atol=1e-4))
 for seq in (4096, 16384):
     p_bytes, l_bytes = 32 * seq * seq * 2, 32 * seq * 4  # 32 heads: P in fp16, L in fp32
     print(f"{seq:>6,} tokens, 32 heads: storing P takes {p_bytes / GiB:5.1f} GiB per layer, "
