@@ -16,7 +16,7 @@ from attncourse.efficient import (
     tiled_attention,
 )
 from attncourse.envcheck import doctor
-from attncourse.errors import CourseError, _install_friendly_errors
+from attncourse.errors import CourseError, install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
 from attncourse.frontend import prepare_colab as _prepare_colab
 from attncourse.layers import (
@@ -47,7 +47,7 @@ from attncourse.multihead import (
     multi_head_forward,
     split_heads,
 )
-from attncourse.progress_file import progress
+from attncourse.progress_report import progress
 from attncourse.quiz import answer, ask
 from attncourse.text import (
     FEATURES,
@@ -108,5 +108,5 @@ def __getattr__(name):
     raise AttributeError(f"module 'attncourse' has no attribute {name!r}")
 
 
-_install_friendly_errors()
+install_friendly_errors()
 _prepare_colab()  # in Colab only: show ipywidgets 8 widgets there too

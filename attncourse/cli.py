@@ -18,7 +18,8 @@ def _doctor(args):
 
 
 def _progress(args):
-    from attncourse.progress_file import progress, progress_path
+    from attncourse.progress_file import progress_path
+    from attncourse.progress_report import progress
 
     print(progress())
     print(f"\n(kept in {progress_path()})")

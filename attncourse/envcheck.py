@@ -56,10 +56,9 @@ def _grading_sandbox():
 def doctor(grading=False):
     """Versions of what the course uses, which device attention will run on, and (with
     ``grading``) whether graded kernels can be sandboxed on this machine."""
-    from attncourse import __version__
     from attncourse.progress_file import progress_path
 
-    rows = [("attncourse", __version__), ("python", sys.version.split()[0]),
+    rows = [("attncourse", _version("attncourse")), ("python", sys.version.split()[0]),
             ("platform", f"{platform.system()} {platform.machine()}")]
     rows += [(name, _version(name)) for name in _PACKAGES]
     ok = sys.version_info >= (3, 10) and all(

@@ -35,7 +35,8 @@ def _short_course_error(shell, etype, value, tb, tb_offset=None):
     return None
 
 
-def _install_friendly_errors():
+def install_friendly_errors():
+    """In IPython, show a CourseError as one sentence from the learner's cell, not a traceback."""
     try:
         shell = get_ipython()  # noqa: F821 -- defined only inside IPython
     except NameError:

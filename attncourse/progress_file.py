@@ -3,13 +3,20 @@
 The file lives in the user's data directory (or ``$ATTNCOURSE_HOME`` if set). It is written
 atomically (a temporary file, then a rename), so a crash never leaves half a file; a file
 that is corrupt anyway is set aside as a backup and a fresh one started — never fatal.
+
+This module is persistence only: it stores ids and verdicts and knows nothing of the course
+(the per-notebook report is :mod:`attncourse.progress_report`). ``check``, ``solution`` and
+``answer`` record through a :class:`Recorder` they are given — :data:`TO_FILE` by default,
+:data:`NOWHERE` for grading, tests and nbgrader, which must leave no trace.
 """
 
 import json
 import os
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 _VERSION = 1
 
@@ -87,42 +94,21 @@ def record_solution_viewed(exercise_id):
     save(data)
 
 
-class Progress:
-    """A summary per notebook: exercises passed and quiz questions answered correctly."""
+@dataclass(frozen=True)
+class Recorder:
+    """Where a learner's actions go: a passed or failed check, a viewed solution, a quiz
+    answer."""
 
-    def __init__(self, data):
-        from attncourse.exercises import all_exercises
-        from attncourse.quiz import all_questions
-
-        self.rows = {}
-        for ex in all_exercises():
-            row = self.rows.setdefault(ex.notebook, [0, 0, 0, 0])
-            row[1] += 1
-            row[0] += bool(data["exercises"].get(ex.id, {}).get("passed"))
-        for q in all_questions():
-            row = self.rows.setdefault(q.notebook, [0, 0, 0, 0])
-            row[3] += 1
-            row[2] += bool(data["quiz"].get(q.id, {}).get("passed"))
-
-    def lines(self):
-        out = [f"{'notebook':<28}{'exercises':>10}{'quiz':>8}"]
-        for nb in sorted(self.rows):
-            e, et, q, qt = self.rows[nb]
-            out.append(f"{nb:<28}{f'{e}/{et}':>10}{f'{q}/{qt}':>8}")
-        return out
-
-    def __repr__(self):
-        return "\n".join(self.lines())
-
-    def _repr_html_(self):
-        rows = "".join(
-            f"<tr><td>{nb}</td><td>{e}/{et}</td><td>{q}/{qt}</td></tr>"
-            for nb, (e, et, q, qt) in sorted(self.rows.items())
-        )
-        return ("<table><tr><th>notebook</th><th>exercises passed</th><th>quiz correct</th>"
-                f"</tr>{rows}</table>")
+    exercise: Callable[[str, bool], None]
+    solution_viewed: Callable[[str], None]
+    quiz: Callable[[str, bool], None]
 
 
-def progress():
-    """Your progress through the course, per notebook."""
-    return Progress(load())
+def _ignore(*_):
+    return None
+
+
+#: The learner's own progress file: the default everywhere a learner calls ``check``.
+TO_FILE = Recorder(record_exercise, record_solution_viewed, record_quiz)
+#: Records nothing: for grading, tests and nbgrader.
+NOWHERE = Recorder(_ignore, _ignore, _ignore)

@@ -10,8 +10,12 @@ answer with ``python -m attncourse.quiz QUESTION_ID ANSWER`` (run from the cours
 
 import hashlib
 import html
+import importlib
 import re
 from dataclasses import dataclass, field
+
+from attncourse.course import NOTEBOOKS
+from attncourse.progress_file import TO_FILE
 
 _SALT = "attncourse/quiz/v1"
 KINDS = ("choice", "multi", "numeric", "shape")
@@ -120,16 +124,11 @@ _BANK = {}
 
 
 def all_questions():
-    """Every question, in notebook order."""
+    """Every question, in notebook order: each notebook's quiz module, as the course declares
+    them (:data:`attncourse.course.NOTEBOOKS`)."""
     if not _BANK:
-        import importlib
-        import pkgutil
-
-        import attncourse.quizzes as package
-
-        for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
-            module = importlib.import_module(f"{package.__name__}.{info.name}")
-            for q in module.QUESTIONS:
+        for notebook in NOTEBOOKS:
+            for q in importlib.import_module(notebook.quiz_module).QUESTIONS:
                 if q.id in _BANK:
                     raise ValueError(f"quiz question id {q.id!r} is used twice")
                 _BANK[q.id] = q
@@ -160,16 +159,15 @@ def grade(question, value):
     return Feedback(question.id, False, tip)
 
 
-def answer(question_id, value):
-    """Check an answer to a quiz question and record it in your progress."""
+def answer(question_id, value, recorder=TO_FILE):
+    """Check an answer to a quiz question and record it (in your progress file unless told
+    otherwise)."""
     question = _lookup(question_id)
     if question is None:
         ids = ", ".join(q.id for q in all_questions())
         return Feedback(str(question_id), False, f"no question {question_id!r}; known: {ids}")
     feedback = grade(question, value)
-    from attncourse import progress_file
-
-    progress_file.record_quiz(question.id, feedback.correct)
+    recorder.quiz(question.id, feedback.correct)
     return feedback
 
 

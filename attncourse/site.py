@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 from attncourse import links
+from attncourse.course import NOTEBOOKS
 
 WIDGET_NOTE = ('<p class="attncourse-widget-note"><i>🎛 Interactive control — open this '
                "notebook in Jupyter or Colab to use it.</i></p>")
@@ -222,7 +223,7 @@ def build_site(out_dir, root=None, log=None):
         if (root / "assets").is_dir():
             shutil.copytree(root / "assets", src / "assets")
         pages = []
-        for path in sorted((root / "notebooks").glob("[0-9][0-9]_*.ipynb")):
+        for path in (root / "notebooks" / notebook.filename for notebook in NOTEBOOKS):
             nb = prepare(nbformat.read(path, as_version=4), path.name[:2])
             nbformat.write(nb, src / path.name)
             pages.append((title_of(nb), path.stem + ".html"))

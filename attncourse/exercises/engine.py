@@ -30,6 +30,9 @@ from typing import Callable, Optional
 
 import torch
 
+from attncourse.course import NOTEBOOKS
+from attncourse.progress_file import TO_FILE
+
 
 @dataclass(frozen=True)
 class Case:
@@ -430,18 +433,13 @@ def register(exercise):
     return exercise
 
 
-#: The modules that register the course's exercises, one per notebook. The catalogue is this
-#: list, imported once: a file that appears in the folder later is never imported.
-CATALOGS = ("nb00_welcome", "nb01_queries_keys_values", "nb02_scaled", "nb03_masking",
-            "nb04_multi_head", "nb05_decoder_layer", "nb06_vision_transformer",
-            "nb07_attention_at_scale", "nb09_flash_attention_triton")
-
-
 @functools.cache
 def _load_catalogs():
-    """Import the modules of :data:`CATALOGS`; each registers its exercises."""
-    for name in CATALOGS:
-        importlib.import_module(f"attncourse.exercises.{name}")
+    """Import each notebook's exercise module, as the course declares them
+    (:data:`attncourse.course.NOTEBOOKS`); each registers its exercises. The catalogue is that
+    list, imported once: a file that appears in the folder later is never imported."""
+    for notebook in NOTEBOOKS:
+        importlib.import_module(notebook.exercises_module)
 
 
 def all_exercises():
@@ -468,8 +466,9 @@ def _unknown(exercise_id):
     return f"there is no exercise called {exercise_id!r}.{tip}"
 
 
-def check(exercise_id, fn):
-    """Check the learner's ``fn`` against exercise ``exercise_id``; never raises."""
+def check(exercise_id, fn, recorder=TO_FILE):
+    """Check the learner's ``fn`` against exercise ``exercise_id``; never raises. The verdict
+    goes to ``recorder`` (the learner's progress file unless told otherwise)."""
     exercise = get(exercise_id)
     if exercise is None:
         return CheckResult(str(exercise_id), False, _unknown(exercise_id))
@@ -484,9 +483,7 @@ def check(exercise_id, fn):
         problem = behaviour.judge(run_cases(fn, behaviour.make_cases()))
         if problem:
             result = CheckResult(exercise.id, False, problem, case="behaviour")
-    from attncourse import progress_file
-
-    progress_file.record_exercise(exercise.id, result.passed)
+    recorder.exercise(exercise.id, result.passed)
     return result
 
 
@@ -520,7 +517,7 @@ def hint(exercise_id):
 ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"
 
 
-def solution(exercise_id):
+def solution(exercise_id, recorder=TO_FILE):
     """Show a solution: the learner's function, self-contained, to paste over the exercise
     cell and run (the package's own version, with its argument checks, is named on top)."""
     if os.environ.get(ASSIGNMENT_MODE):
@@ -530,9 +527,7 @@ def solution(exercise_id):
         return Text(_unknown(exercise_id))
     source = textwrap.dedent(inspect.getsource(exercise.solution or exercise.reference))
     where = f"{exercise.reference.__module__}.{exercise.reference.__qualname__}"
-    from attncourse import progress_file
-
-    progress_file.record_solution_viewed(exercise.id)
+    recorder.solution_viewed(exercise.id)
     return Text(f"# A solution to '{exercise.id}' (the package's version: {where})\n{source}",
                 f"A solution to `{exercise.id}` (the package's version: `{where}`):\n\n"
                 f"```python\n{source}```")

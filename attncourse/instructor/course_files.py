@@ -13,10 +13,10 @@ from pathlib import Path
 
 import nbformat
 
+from attncourse.course import NOTEBOOKS, find
 from attncourse.errors import CourseError, expect
 
 PACKAGE = Path(__file__).resolve().parent.parent
-NOTEBOOK_GLOB = "[0-9][0-9]_*.ipynb"
 
 
 def course_root():
@@ -29,19 +29,20 @@ def course_root():
 
 
 def course_notebooks():
-    """Every course notebook, in order."""
-    return sorted((course_root() / "notebooks").glob(NOTEBOOK_GLOB))
+    """Every course notebook, in the course's order (:data:`attncourse.course.NOTEBOOKS`)."""
+    folder = course_root() / "notebooks"
+    return [folder / notebook.filename for notebook in NOTEBOOKS]
 
 
 def course_notebook(name):
-    """The course's notebook called ``name`` ("02_scaled_dot_product.ipynb", or just "02")."""
-    notebooks = course_notebooks()
+    """The course's notebook called ``name`` ("02_scaled_dot_product.ipynb", or just "02"; a
+    learner's renamed copy such as "02_scaled_dot_product-Copy1.ipynb" names it by its number)."""
     stem = Path(str(name)).name
-    for path in notebooks:
-        if stem in (path.name, path.stem) or stem[:2] == path.name[:2] and stem[:2].isdigit():
-            return path
-    raise CourseError(f"{stem!r} is not one of the course's notebooks: "
-                      f"{', '.join(p.name for p in notebooks)}.")
+    notebook = find(stem) or find(stem[:2])
+    if notebook is None:
+        raise CourseError(f"{stem!r} is not one of the course's notebooks: "
+                          f"{', '.join(n.filename for n in NOTEBOOKS)}.")
+    return course_root() / "notebooks" / notebook.filename
 
 
 def committed_version(path):

@@ -1,0 +1,102 @@
+"""The course is declared once (attncourse.course) and every consumer agrees with it: the
+notebook files, their headings, their exercise and quiz modules, fetch, the README table and
+the progress report. And the package's modules depend on each other without a cycle."""
+
+import ast
+import importlib
+import re
+from pathlib import Path
+
+import nbformat
+
+import attncourse as ac
+from attncourse.course import NOTEBOOKS, find
+from attncourse.exercises import all_exercises
+from attncourse.instructor.course_files import course_notebooks
+from attncourse.quiz import all_questions
+
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "attncourse"
+
+
+def test_the_notebooks_folder_holds_exactly_the_declared_notebooks():
+    on_disk = sorted(p.name for p in (ROOT / "notebooks").glob("*.ipynb"))
+    assert on_disk == [n.filename for n in NOTEBOOKS]
+    assert [n.number for n in NOTEBOOKS] == [f"{i:02d}" for i in range(len(NOTEBOOKS))]
+    assert [p.name for p in course_notebooks()] == [n.filename for n in NOTEBOOKS]
+
+
+def test_each_notebook_opens_with_its_declared_title():
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(ROOT / "notebooks" / notebook.filename, as_version=4)
+        heading = nb.cells[0].source.splitlines()[0]
+        assert heading == f"# {notebook.number} · {notebook.title}", notebook.filename
+
+
+def test_each_notebook_has_its_exercise_and_quiz_modules():
+    stems = {n.stem for n in NOTEBOOKS}
+    for notebook in NOTEBOOKS:
+        importlib.import_module(notebook.exercises_module)
+        assert importlib.import_module(notebook.quiz_module).QUESTIONS
+    assert {e.notebook for e in all_exercises()} <= stems
+    assert {q.notebook for q in all_questions()} <= stems
+    # no module lies in the folders that the course does not declare
+    for folder, kind in (("exercises", "exercises_module"), ("quizzes", "quiz_module")):
+        declared = {getattr(n, kind).rsplit(".", 1)[1] for n in NOTEBOOKS}
+        found = {p.stem for p in (PACKAGE / folder).glob("nb*.py")}
+        assert found - declared <= {"solutions"} | {f for f in found if f.startswith("solutions")}
+
+
+def test_find_names_a_notebook_by_number_stem_or_file():
+    assert find(5) is find("05") is find("05_decoder_layer") is find("05_decoder_layer.ipynb")
+    assert find("99") is None and find("decoder") is None
+
+
+def test_the_readme_table_lists_the_declared_notebooks_in_order():
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d\d) \| \[([^\]]+)\]\(notebooks/([^)]+)\)", readme, re.M)
+    assert rows == [(n.number, n.short, n.filename) for n in NOTEBOOKS]
+
+
+def test_the_progress_report_has_a_line_per_notebook():
+    lines = repr(ac.progress()).splitlines()[1:]
+    assert [line.split()[0] for line in lines] == [n.stem for n in NOTEBOOKS]
+
+
+def _imports(module, path):
+    """The attncourse modules that ``module`` imports anywhere in its file (function-level
+    imports too: a lazy import is still a dependency)."""
+    modules = {".".join(p.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+               for p in PACKAGE.rglob("*.py")}
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found |= {f"{node.module}.{a.name}" if f"{node.module}.{a.name}" in modules
+                      else node.module for a in node.names}
+    return {m for m in found if m in modules and m != module}
+
+
+def test_no_import_cycle_inside_the_package():
+    graph = {}
+    for path in PACKAGE.rglob("*.py"):
+        module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
+        graph[module] = _imports(module, path)
+
+    def reaches(start, target, seen):
+        return any(m == target or (m not in seen and reaches(m, target, seen | {m}))
+                   for m in graph.get(start, ()))
+
+    cycles = [m for m in graph if reaches(m, m, {m})]
+    assert not cycles, f"modules on an import cycle: {sorted(cycles)}"
+
+
+def test_no_private_name_is_imported_from_another_module():
+    offenders = []
+    for path in PACKAGE.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("attncourse"):
+                offenders += [f"{path.relative_to(ROOT)}: {a.name}" for a in node.names
+                              if a.name.startswith("_") and not a.name.startswith("__")]
+    assert not offenders, offenders
