@@ -7,6 +7,7 @@ from pathlib import Path
 from attncourse.instructor.kernel import Status
 from attncourse.instructor.transport import (
     CallMode,
+    TransportError,
     evaluation_code,
     read_results,
     save_cases,
@@ -56,6 +57,8 @@ class Evaluator:
         reply = kernel.run(code, timeout, history=False)
         if reply.status in (Status.TIMEOUT, Status.DIED):
             raise Stopped(reply.status)
+        if reply.status is Status.ERROR:  # e.g. the notebook broke what the call needs
+            raise TransportError(f"the call in your kernel raised {reply.error}")
         if out is None:
             return None
         try:
