@@ -97,8 +97,8 @@ register(Exercise(
     id="softmax_rows",
     title="A row-softmax kernel",
     notebook="09_flash_attention_triton",
-    signature="softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK) "
-              "inside softmax_rows(x) -> (rows, cols)",
+    signature="softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK), "
+              "launched by softmax_rows(x) -> (rows, cols)",
     reference=softmax_rows,
     solution=solutions.softmax_rows,
     make_cases=_softmax_cases,
@@ -228,8 +228,8 @@ register(Exercise(
     id="flash_attention",
     title="FlashAttention's inner loop, in a kernel",
     notebook="09_flash_attention_triton",
-    signature="the loop of attention_kernel inside flash_attention(q, k, v, causal=False) -> "
-              "(batch, heads, q_len, d)",
+    signature="flash_attention(q, k, v, causal=False) -> (batch, heads, q_len, d): the end "
+              "of attention_kernel's loop",
     reference=flash_attention,
     solution=solutions.flash_attention,
     make_cases=_attention_cases,
