@@ -26,10 +26,11 @@ import torch.nn.functional as F
 from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, notebook, write
 
 import attncourse
+from attncourse import course
 from attncourse.cli import main
 from attncourse.errors import CourseError
 from attncourse.exercises import Case, Exercise, all_exercises, check, get
-from attncourse.exercises.engine import ASSIGNMENT_MODE, CATALOGS, Outcome
+from attncourse.exercises.engine import ASSIGNMENT_MODE, Outcome
 from attncourse.exercises.engine import solution as show_solution
 from attncourse.instructor import course_files, sandbox, transport
 from attncourse.instructor import grade as grade_module
@@ -176,8 +177,9 @@ def test_which_notebook_a_run_grades():
 
 def test_the_catalogue_is_the_packages_list_and_nothing_else(tmp_path, monkeypatch):
     folder = Path(attncourse.__file__).parent / "exercises"
-    assert sorted(CATALOGS) == sorted(p.stem for p in folder.glob("nb*.py")), \
-        "every catalog module is named in engine.CATALOGS (and only those are imported)"
+    listed = sorted(n.exercises_module.rsplit(".", 1)[1] for n in course.NOTEBOOKS)
+    assert listed == sorted(p.stem for p in folder.glob("nb*.py")), \
+        "every catalog module is one of attncourse.course.NOTEBOOKS (only those are imported)"
     (tmp_path / "nb99_planted.py").write_text("raise SystemExit('imported')\n")
     import attncourse.exercises as exercises
 
