@@ -18,15 +18,7 @@ EXERCISES = [e.id for e in all_exercises()]
 
 
 def test_every_exercise_has_learner_fixtures():
-    assert set(EXERCISES) <= set(CORRECT) | set(WRONG) | set(_EXTRA_FIXTURES())
-
-
-def _EXTRA_FIXTURES():
-    try:
-        from learner_solutions_more import CORRECT as more
-    except ImportError:
-        return {}
-    return more
+    assert set(EXERCISES) <= set(CORRECT) | set(WRONG)
 
 
 @pytest.mark.parametrize("exercise_id", EXERCISES)
