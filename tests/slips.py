@@ -10,6 +10,7 @@ import math
 
 import torch
 import torch.nn.functional as F
+from learner_solutions_nb09 import LOAD_V, attention, softmax
 
 # ------------------------------------------------------------------------ softmax
 
@@ -1096,3 +1097,299 @@ SECOND_ROUND = {
     "online_softmax_update": {online_returns_old_max: "old_max_returned"},
     "append_kv": {append_swapped_outputs: "outputs_swapped"},
 }
+
+
+# ------------------------------------------------------------------ notebook 08: a GPT
+
+
+def loss_no_slice_3d(logits, tokens):
+    return F.cross_entropy(logits, tokens)
+
+
+def loss_mean_of_sums(logits, tokens):
+    per_text = F.cross_entropy(logits[:, :-1].transpose(1, 2), tokens[:, 1:],
+                               reduction="none").sum(-1)
+    return per_text.mean()
+
+
+def loss_arguments_swapped(logits, tokens):
+    v = logits.size(-1)
+    return F.cross_entropy(tokens[:, 1:].reshape(-1), logits[:, :-1].reshape(-1, v))
+
+
+def loss_log2_probs(logits, tokens):
+    log_p = torch.log2(F.softmax(logits[:, :-1], dim=-1))
+    return F.nll_loss(log_p.reshape(-1, logits.size(-1)), tokens[:, 1:].reshape(-1))
+
+
+def loss_both_from_one(logits, tokens):
+    v = logits.size(-1)
+    return F.cross_entropy(logits[:, 1:].reshape(-1, v), tokens[:, 1:].reshape(-1))
+
+
+def loss_softmax_nll(logits, tokens):
+    p = torch.softmax(logits, dim=-1)[:, :-1]
+    return F.nll_loss(p.reshape(-1, p.size(-1)), tokens[:, 1:].reshape(-1))
+
+
+def loss_pairs_transposed(logits, tokens):
+    v = logits.size(-1)
+    return F.cross_entropy(logits[:, :-1].reshape(-1, v), tokens[:, 1:].T.reshape(-1))
+
+
+def probs_threshold_from_indices(logits, temperature=1.0, top_k=None):
+    logits = logits / temperature
+    if top_k is not None:
+        idx = torch.topk(logits, top_k).indices[..., -1:]
+        logits = logits.masked_fill(logits < idx, float("-inf"))
+    return torch.softmax(logits, -1)
+
+
+def probs_less_or_equal(logits, temperature=1.0, top_k=None):
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.shape[-1]:
+        kth = torch.topk(logits, top_k, dim=-1).values[..., -1:]
+        logits[logits <= kth] = -float("inf")
+    return logits.softmax(-1)
+
+
+def probs_no_temperature(logits, temperature=1.0, top_k=None):
+    if top_k is not None:
+        v, _ = torch.topk(logits, top_k)
+        logits = torch.where(logits < v[..., -1:], float("-inf"), logits)
+    return F.softmax(logits, dim=-1)
+
+
+def probs_log_softmax(logits, temperature=1.0, top_k=None):
+    z = logits / temperature
+    if top_k is not None:
+        v, _ = torch.topk(z, top_k)
+        z = z.masked_fill(z < v[..., [-1]], float("-inf"))
+    return F.log_softmax(z, dim=-1)
+
+
+def probs_topk_on_batch(logits, temperature=1.0, top_k=None):
+    z = logits / temperature
+    if top_k is not None:
+        v = torch.topk(z, top_k, dim=0).values[-1:]
+        z = z.masked_fill(z < v, float("-inf"))
+    return z.softmax(-1)
+
+
+def probs_divides_in_place(logits, temperature=1.0, top_k=None):
+    logits /= temperature
+    if top_k is not None:
+        kth = logits.topk(top_k).values[..., -1:]
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return logits.softmax(-1)
+
+
+def probs_sorted_ascending(logits, temperature=1.0, top_k=None):
+    z = logits / temperature
+    if top_k is not None:
+        kth = z.sort(dim=-1).values[..., top_k - 1 : top_k]
+        z = z.masked_fill(z < kth, float("-inf"))
+    return z.softmax(-1)
+
+
+def rotary_writes_into_x(x, positions, base=10000.0):
+    d = x.size(-1)
+    a = positions.float()[:, None] * base ** (-torch.arange(0, d, 2).float() / d)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    x[..., 0::2] = even * a.cos() - odd * a.sin()
+    x[..., 1::2] = even * a.sin() + odd * a.cos()
+    return x
+
+
+def rotary_degrees(x, positions, base=10000.0):
+    d = x.size(-1)
+    a = torch.deg2rad(positions.float()[:, None] * base ** (-torch.arange(0, d, 2).float() / d))
+    even, odd = x[..., ::2], x[..., 1::2]
+    return torch.stack([even * a.cos() - odd * a.sin(), even * a.sin() + odd * a.cos()],
+                       -1).flatten(-2)
+
+
+def rotary_own_positions(x, positions, base=10000.0):
+    seq, d = x.size(-2), x.size(-1)
+    pos = torch.arange(seq).float()
+    a = torch.outer(pos, 1.0 / base ** (torch.arange(0, d, 2).float() / d))
+    even, odd = x[..., ::2], x[..., 1::2]
+    return torch.stack([even * a.cos() - odd * a.sin(), even * a.sin() + odd * a.cos()],
+                       -1).flatten(-2)
+
+
+def rotary_swapped_trig(x, positions, base=10000.0):
+    d = x.size(-1)
+    a = positions[:, None].float() / base ** (torch.arange(0, d, 2).float() / d)
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    out = torch.stack([x1 * a.sin() - x2 * a.cos(), x1 * a.cos() + x2 * a.sin()], dim=-1)
+    return out.reshape(x.shape)
+
+
+def rotary_outer_the_wrong_way(x, positions, base=10000.0):
+    d = x.size(-1)
+    a = torch.outer(base ** (-torch.arange(0, d, 2).float() / d), positions.float())
+    x1, x2 = x[..., 0::2], x[..., 1::2]
+    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten(-2)
+
+
+def rotary_fixed_base(x, positions, base=10000.0):
+    d = x.size(-1)
+    theta = 10000 ** (-torch.arange(0, d, 2).float() / d)
+    a = positions.float().unsqueeze(1) * theta
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -1).flatten(-2)
+
+
+def rotary_stacked_on_pairs_axis(x, positions, base=10000.0):
+    d = x.size(-1)
+    a = positions.float().unsqueeze(1) * base ** (-torch.arange(0, d, 2).float() / d)
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack([x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()], -2).flatten(-2)
+
+
+SLIPS.update({
+    "next_token_loss": {
+        loss_no_slice_3d: "class_axis",
+        loss_mean_of_sums: None,
+        loss_arguments_swapped: None,
+        loss_log2_probs: "in_bits",
+        loss_both_from_one: "same_slice",
+        loss_softmax_nll: "probabilities_not_logs",
+        loss_pairs_transposed: None,
+    },
+    "next_token_probs": {
+        probs_threshold_from_indices: None,
+        probs_less_or_equal: "one_too_few",
+        probs_no_temperature: "temperature_ignored",
+        probs_log_softmax: "log_probabilities",
+        probs_topk_on_batch: None,
+        probs_divides_in_place: "changed_input_in_place",
+        probs_sorted_ascending: None,
+    },
+    "apply_rotary": {
+        rotary_writes_into_x: "changed_input_in_place",
+        rotary_degrees: None,
+        rotary_own_positions: "positions_from_arange",
+        rotary_swapped_trig: "sin_cos_swapped",
+        rotary_outer_the_wrong_way: None,
+        rotary_fixed_base: "base_ignored",
+        rotary_stacked_on_pairs_axis: "concatenated",
+    },
+})
+
+
+# ------------------------------------------------------ notebook 09: the Triton kernels
+# Each is the notebook's exercise cell with a learner's lines in it (see
+# learner_solutions_nb09.py), run through Triton's interpreter like the learner's own.
+
+softmax_mask_off_by_one = softmax("softmax_mask_off_by_one", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols <= n_cols, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=cols <= n_cols)
+""")
+
+softmax_mask_by_block = softmax("softmax_mask_by_block", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < BLOCK, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=cols < n_cols)
+""")
+
+softmax_stores_the_shift = softmax("softmax_stores_the_shift", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=float("-inf"))
+tl.store(out_ptr + row * out_row_stride + cols, x - tl.max(x, axis=0), mask=cols < n_cols)
+""")
+
+softmax_divides_by_the_max = softmax("softmax_divides_by_the_max", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=float("-inf"))
+num = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, num / tl.max(num, axis=0), mask=cols < n_cols)
+""")
+
+softmax_other_plus_inf = softmax("softmax_other_plus_inf", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=float("inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=cols < n_cols)
+""")
+
+softmax_no_row_offset = softmax("softmax_no_row_offset", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + cols, mask=cols < n_cols, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(out_ptr + row * out_row_stride + cols, x / tl.sum(x, axis=0), mask=cols < n_cols)
+""")
+
+softmax_exp_then_normalise = softmax("softmax_exp_then_normalise", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=float("-inf"))
+tl.store(out_ptr + row * out_row_stride + cols, tl.exp(x) / tl.sum(tl.exp(x), axis=0),
+         mask=cols < n_cols)
+""")
+
+softmax_into_x = softmax("softmax_into_x", """
+row = tl.program_id(0)
+cols = tl.arange(0, BLOCK)
+x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols, other=float("-inf"))
+x = tl.exp(x - tl.max(x, axis=0))
+tl.store(x_ptr + row * x_row_stride + cols, x / tl.sum(x, axis=0), mask=cols < n_cols)
+""")
+
+UPDATE = """
+m_new = tl.maximum(m_i, tl.max(s, 1))
+alpha = tl.exp(m_i - m_new)
+p = tl.exp(s - m_new[:, None])
+l_i = l_i * alpha + tl.sum(p, 1)
+acc = acc * alpha[:, None] + tl.dot(p, v)
+m_i = m_new
+"""
+
+attention_values_never_loaded = attention("attention_values_never_loaded", UPDATE)
+attention_values_from_k = attention("attention_values_from_k", LOAD_V.replace("V +", "K +")
+                                    + UPDATE)
+attention_v_transposed = attention("attention_v_transposed", LOAD_V + UPDATE.replace(
+    "tl.dot(p, v)", "tl.dot(p, tl.trans(v))"))
+attention_weights_from_old_max = attention("attention_weights_from_old_max", LOAD_V + UPDATE.replace(
+    "p = tl.exp(s - m_new[:, None])", "p = tl.exp(s - m_i[:, None])"))
+attention_alpha_as_a_row = attention("attention_alpha_as_a_row", LOAD_V + UPDATE.replace(
+    "acc * alpha[:, None]", "acc * alpha"))
+attention_sum_of_the_tile = attention("attention_sum_of_the_tile", LOAD_V + UPDATE.replace(
+    "tl.sum(p, 1)", "tl.sum(p)"))
+attention_v_mask_on_columns = attention("attention_v_mask_on_columns", LOAD_V.replace(
+    "mask=cols[:, None] < seq_k", "mask=cols[None, :] < seq_k") + UPDATE)
+attention_max_as_a_row = attention("attention_max_as_a_row", LOAD_V + UPDATE.replace(
+    "p = tl.exp(s - m_new[:, None])", "p = tl.exp(s - m_new)"))
+
+SLIPS.update({
+    "softmax_rows": {
+        softmax_mask_off_by_one: "store_unmasked",
+        softmax_mask_by_block: "load_outside",
+        softmax_stores_the_shift: None,
+        softmax_divides_by_the_max: "not_divided",
+        softmax_other_plus_inf: None,
+        softmax_no_row_offset: None,
+        softmax_exp_then_normalise: "no_max_subtracted",
+        softmax_into_x: "changed_input_in_place",
+    },
+    "flash_attention": {
+        attention_values_never_loaded: None,
+        attention_values_from_k: "values_from_keys",
+        attention_v_transposed: None,
+        attention_weights_from_old_max: "inverted_rescale",
+        attention_alpha_as_a_row: "rescale_not_a_column",
+        attention_sum_of_the_tile: "sum_over_everything",
+        attention_max_as_a_row: None,
+        attention_v_mask_on_columns: "values_unmasked",
+    },
+})

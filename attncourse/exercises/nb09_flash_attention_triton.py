@@ -209,19 +209,35 @@ def _blocked(update):
 def _update(new_max=lambda m, s: torch.maximum(m, s.amax(-1)),
             weights=lambda s, m_new: torch.exp(s - m_new[..., None]),
             rescale=lambda m, m_new: torch.exp(m - m_new),
-            rescale_sum=True, rescale_output=True, carry_max=True, normalise=False,
-            axis=-1):
+            block_sum=lambda p: p.sum(-1), rescale_sum=True, rescale_output=True,
+            carry_max=True, normalise=False):
     """One step of the online softmax, written right — or wrong where an argument says."""
     def update(m, ell, acc, s, v):
         m_new = new_max(m, s)
         p = weights(s, m_new)
         alpha = rescale(m, m_new)
-        ell = (ell * alpha if rescale_sum else ell) + p.sum(axis)
+        ell = (ell * alpha if rescale_sum else ell) + block_sum(p)
         acc = (acc * alpha[..., None] if rescale_output else acc) + p @ v
         if normalise:
             acc = acc / ell[..., None]
         return (m_new if carry_max else m), ell, acc
     return update
+
+
+def _rescale_as_a_row(m, ell, acc, s, v):
+    """``acc * rescale`` without ``[:, None]``: the factors line up with acc's columns (and
+    a shape error where d is not the block size, as Triton's broadcasting gives)."""
+    if acc.size(-1) != acc.size(-2):
+        raise _interpreter_error_type()("ValueError('Cannot make_shape_compatible: "
+                                        "incompatible dimensions')")
+    m_new = torch.maximum(m, s.amax(-1))
+    alpha = torch.exp(m - m_new)
+    p = torch.exp(s - m_new[..., None])
+    return m_new, ell * alpha + p.sum(-1), acc * alpha[..., None, :] + p @ v
+
+
+def _values_from_keys(q, k, v, causal=False):
+    return _blocked(_update())(q, k, k, causal)
 
 
 register(Exercise(
@@ -258,9 +274,11 @@ register(Exercise(
                 "stays -inf: each block's rescale is exp(-inf) = 0 and only the last block "
                 "counts. End the loop body with m_i = m_new.",
                 _blocked(_update(carry_max=False))),
-        Mistake("inverted_rescale", "the rescale factor is upside down: tl.exp(m_i - m_new), "
-                "at most 1 — the new max is the larger one. (Its inverse is exp(+inf) on the "
-                "first block, and inf × 0 is NaN.)",
+        Mistake("inverted_rescale", "every number came out NaN: on the first block m_i is "
+                "-inf, so exp(m_new - m_i) or exp(s - m_i) is exp(+inf) = inf, and inf × 0 is "
+                "NaN. The rescale factor is tl.exp(m_i - m_new) — at most 1, as the new max is "
+                "the larger one — and the weights are tl.exp(s - m_new[:, None]): both use "
+                "the new max.",
                 _blocked(_update(rescale=lambda m, m_new: torch.exp(m_new - m)))),
         Mistake("block_max_only", "the max is this block's alone, tl.max(s, 1); it must be "
                 "the largest so far, tl.maximum(m_i, tl.max(s, 1)). After a block of large "
@@ -276,7 +294,17 @@ register(Exercise(
         Mistake("axis_0", "the max and the sum run over axis 0, the queries; each query "
                 "(row) keeps its own: tl.max(s, 1) and tl.sum(p, 1).",
                 _blocked(_update(new_max=lambda m, s: torch.maximum(m, s.amax(-2)),
-                                 axis=-2))),
+                                 block_sum=lambda p: p.sum(-2)))),
+        Mistake("sum_over_everything", "tl.sum(p) with no axis adds the weights of every "
+                "query together; each query (row) has its own running sum: tl.sum(p, 1).",
+                _blocked(_update(block_sum=lambda p: p.sum((-2, -1))[..., None]))),
+        Mistake("rescale_not_a_column", "acc is (BLOCK, D) and the rescale factor (BLOCK,): "
+                "acc * rescale lines the factors up with acc's columns. One factor per query "
+                "is one per row: acc * rescale[:, None].", _blocked(_rescale_as_a_row),
+                raises=r"incompatible dimensions"),
+        Mistake("values_from_keys", "the values were loaded from K (a copy of the line "
+                "above?): v = tl.load(V + ...), with the same offsets and mask.",
+                _values_from_keys),
         Mistake("values_unmasked", "the values were loaded without a mask, so the last block "
                 "reads past the end of V: load them like k, with mask=cols[:, None] < seq_k "
                 "and other=0.0.", raises=r"tried to load .* outside"),
