@@ -221,10 +221,10 @@ def _is_causal(mask):
             and torch.equal(mask.bool(), _causal_reference(mask.size(0), mask.device)))
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=4)
 def _causal_reference(size, device):
-    """:func:`~attncourse.masks.causal_mask` kept for :func:`_is_causal` to compare against
-    (never handed out, so nobody can change it)."""
+    """:func:`~attncourse.masks.causal_mask` of the last few sizes seen, kept for
+    :func:`_is_causal` to compare against (never handed out, so nobody can change it)."""
     return causal_mask(size, device)
 
 

@@ -42,11 +42,11 @@ def _attention_rows(heads=4, d_k=32, block_size=128, lengths=(256, 512, 1024, 20
     return rows
 
 
-def _decoding_rows(lengths=(32, 64, 128), batch=8):
+def _decoding_rows(lengths=(32, 64, 128), batch=8, device="cpu", sync=None):
     corpus = german_english()
     torch.manual_seed(0)
-    model = make_model(len(corpus.src_vocab), len(corpus.tgt_vocab)).eval()
-    src_batch = corpus.batch(corpus.heldout[:batch])
+    model = make_model(len(corpus.src_vocab), len(corpus.tgt_vocab)).eval().to(device)
+    src_batch = corpus.batch(corpus.heldout[:batch]).to(device)
     bos = corpus.tgt_vocab.bos_id
     threads = torch.get_num_threads()
     torch.set_num_threads(1)  # tiny matrices: a second thread only adds waiting, as in train()
@@ -59,8 +59,7 @@ def _decoding_rows(lengths=(32, 64, 128), batch=8):
             return cached_greedy_decode(model, src_batch.src, src_batch.src_mask, max_len, bos)
 
         same = torch.equal(full(), cached())
-        t_full, t_cached = best_time(full, repeat=3, warmup=1), best_time(cached, repeat=3,
-                                                                           warmup=1)
+        t_full, t_cached = best_interleaved([full, cached], rounds=3, sync=sync)
         rows.append((max_len, f"{t_full * 1e3:.0f}", f"{t_cached * 1e3:.0f}",
                      f"{t_full / t_cached:.1f}×", "yes" if same else "NO"))
     torch.set_num_threads(threads)
@@ -132,28 +131,6 @@ def _gpu_attention_rows(heads=8, d_k=64, block_size=256, lengths=(1024, 4096, 16
     return rows
 
 
-def _gpu_decoding_rows(lengths=(32, 64, 128), batch=8):
-    corpus = german_english()
-    torch.manual_seed(0)
-    model = make_model(len(corpus.src_vocab), len(corpus.tgt_vocab)).eval().to("cuda")
-    src_batch = corpus.batch(corpus.heldout[:batch]).to("cuda")
-    bos = corpus.tgt_vocab.bos_id
-    rows = []
-    for max_len in lengths:
-        def full(max_len=max_len):
-            return greedy_decode(model, src_batch.src, src_batch.src_mask, max_len, bos)
-
-        def cached(max_len=max_len):
-            return cached_greedy_decode(model, src_batch.src, src_batch.src_mask, max_len, bos)
-
-        same = torch.equal(full(), cached())
-        t_full, t_cached = best_interleaved([full, cached], rounds=3,
-                                            sync=torch.cuda.synchronize)
-        rows.append((max_len, f"{t_full * 1e3:.0f}", f"{t_cached * 1e3:.0f}",
-                     f"{t_full / t_cached:.1f}×", "yes" if same else "NO"))
-    return rows
-
-
 def gpu():
     return "\n".join([
         "## Attention at scale: naive vs tiled vs SDPA's flash kernel (GPU)",
@@ -171,7 +148,7 @@ def gpu():
         "As the CPU table, with the model and the batch on the GPU.",
         "",
         table(["tokens", "recompute ms", "KV cache ms", "speed-up", "same tokens"],
-              _gpu_decoding_rows()),
+              _decoding_rows(device="cuda", sync=torch.cuda.synchronize)),
     ])
 
 
