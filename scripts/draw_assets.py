@@ -3,6 +3,7 @@
     python scripts/draw_assets.py
 """
 
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -10,6 +11,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.patches import FancyArrowPatch, FancyBboxPatch  # noqa: E402
+
+from attncourse.course import NOTEBOOKS  # noqa: E402
 
 ASSETS = Path(__file__).resolve().parent.parent / "assets"
 BLUE, GREEN, ORANGE, PURPLE, GREY = "#dbe9f6", "#dff0d8", "#fde2c8", "#e8dcf3", "#eeeeee"
@@ -41,18 +44,23 @@ def save(fig, name):
 
 
 def course_map():
-    steps = ["00 welcome", "01 queries,\nkeys, values", "02 scaled\ndot-product",
-             "03 masking", "04 multi-head", "05 decoder\nlayer", "06 Vision\nTransformer",
-             "07 attention\nat scale"]
-    colours = [GREY, BLUE, BLUE, BLUE, GREEN, ORANGE, PURPLE, GREY]
-    fig, ax = canvas(10, 2.4)
+    """Every notebook the course declares (attncourse.course), in order."""
+    steps = [f"{n.number} " + textwrap.fill(n.short, 14, break_on_hyphens=False) for n in NOTEBOOKS]
+    palette = [GREY, BLUE, BLUE, BLUE, GREEN, ORANGE, PURPLE, GREY, ORANGE, PURPLE]
+    colours = [palette[i % len(palette)] for i in range(len(steps))]
+    per_row = 5
+    rows = -(-len(steps) // per_row)
+    fig, ax = canvas(12.5, 1.2 * rows)
     for i, (step, colour) in enumerate(zip(steps, colours)):
-        x = 0.1 + (i % 4) * 2.5
-        y = 1.35 if i < 4 else 0.15
+        x = 0.1 + (i % per_row) * 2.5
+        y = 0.15 + (rows - 1 - i // per_row) * 1.2
         box(ax, x, y, 2.0, 0.85, step, colour, 9)
-        if i % 4 != 3:
+        if i + 1 == len(steps):
+            continue
+        if i % per_row != per_row - 1:
             arrow(ax, x + 2.0, y + 0.42, x + 2.5, y + 0.42)
-    arrow(ax, 7.6 + 1.0, 1.35, 1.1, 1.0)
+        else:  # from the end of a row to the start of the next
+            arrow(ax, x + 1.0, y, 1.1, y - 0.35)
     save(fig, "00_course_map.png")
 
 
@@ -438,4 +446,5 @@ if __name__ == "__main__":
     attention_at_scale()
     online_softmax_blocks()
     vision_transformer()
+    gpt_model()
     flash_attention_triton()

@@ -186,3 +186,36 @@ def append_kv(past_key, past_value, key, value):
     key = torch.cat([past_key, key], dim=-2)  # (batch, heads, seq + new, d_k)
     value = torch.cat([past_value, value], dim=-2)  # (batch, heads, seq + new, d_v)
     return key, value
+
+
+# ------------------------------------------------------------------------------ 08 a GPT
+
+
+def next_token_loss(logits, tokens):
+    """Mean cross-entropy of the guesses at positions 0 .. seq-2 against tokens 1 .. seq-1."""
+    predictions = logits[:, :-1]  # (batch, seq - 1, vocab): the last guess has no answer
+    targets = tokens[:, 1:]  # (batch, seq - 1): the inputs shifted by one
+    return F.cross_entropy(predictions.flatten(0, 1), targets.flatten())
+
+
+def next_token_probs(logits, temperature=1.0, top_k=None):
+    """Probabilities of the next token: logits / temperature, only the top_k largest kept
+    (all if top_k is None), then softmax over the last axis."""
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.size(-1):
+        kth = logits.topk(top_k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest
+        logits = logits.masked_fill(logits < kth, float("-inf"))  # the rest: probability 0
+    return logits.softmax(dim=-1)
+
+
+def apply_rotary(x, positions, base=10000.0):
+    """Rotate each feature pair (x[..., 2i], x[..., 2i+1]) of x (..., seq, d) by the angle
+    positions[m] * base ** (-2i / d); positions is (seq,)."""
+    d = x.size(-1)
+    frequency = base ** (-torch.arange(0, d, 2, dtype=torch.float32) / d)  # (d / 2,)
+    angle = (positions.float().unsqueeze(-1) * frequency).to(x.dtype)  # (seq, d / 2)
+    cos, sin = angle.cos(), angle.sin()
+    x_even, x_odd = x[..., 0::2], x[..., 1::2]  # the two coordinates of each pair
+    rotated_even = x_even * cos - x_odd * sin
+    rotated_odd = x_even * sin + x_odd * cos
+    return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # (..., seq, d)

@@ -1,0 +1,349 @@
+"""Notebook 08's exercises: the next-token loss, the sampling distribution (temperature and
+top-k), and the rotary position embedding."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+from attncourse.exercises import solutions
+from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.gpt import next_token_loss, next_token_probs
+from attncourse.rope import apply_rotary
+
+# ------------------------------------------------------------------------ next-token loss
+
+
+def _tokens(batch, seq, vocab, seed):
+    """Ids below ``vocab - 1`` (so that random ids one above the largest stay in range)."""
+    return torch.randint(0, vocab - 1, (batch, seq), generator=torch.Generator().manual_seed(seed))
+
+
+def _loss_cases():
+    return [
+        Case("batch 2, 5 tokens, vocabulary 7",
+             (seeded_randn(2, 5, 7, seed=1) * 2, _tokens(2, 5, 7, seed=2))),
+        Case("one text of 8 tokens, vocabulary 11",
+             (seeded_randn(1, 8, 11, seed=3) * 2, _tokens(1, 8, 11, seed=4))),
+        Case("batch 3, 2 tokens: one guess per text",
+             (seeded_randn(3, 2, 5, seed=5) * 2, _tokens(3, 2, 5, seed=6))),
+    ]
+
+
+def _not_shifted(logits, tokens):
+    return F.cross_entropy(logits.flatten(0, 1), tokens.flatten())
+
+
+def _shifted_backwards(logits, tokens):
+    return F.cross_entropy(logits[:, 1:].flatten(0, 1), tokens[:, :-1].flatten())
+
+
+def _wrapped_around(logits, tokens):
+    return F.cross_entropy(logits.flatten(0, 1), tokens.roll(-1, dims=1).flatten())
+
+
+def _in_bits(logits, tokens):
+    return next_token_loss(logits, tokens) / math.log(2)
+
+
+def _summed(logits, tokens):
+    return F.cross_entropy(logits[:, :-1].flatten(0, 1), tokens[:, 1:].flatten(),
+                           reduction="sum")
+
+
+def _softmax_first(logits, tokens):
+    return F.cross_entropy(logits[:, :-1].softmax(-1).flatten(0, 1), tokens[:, 1:].flatten())
+
+
+def _first_text_only(logits, tokens):
+    return F.cross_entropy(logits[0, :-1], tokens[0, 1:])
+
+
+def _same_slice(logits, tokens):
+    return F.cross_entropy(logits[:, 1:].flatten(0, 1), tokens[:, 1:].flatten())
+
+
+def _probabilities_not_logs(logits, tokens):
+    return F.nll_loss(logits[:, :-1].softmax(-1).flatten(0, 1), tokens[:, 1:].flatten())
+
+
+register(Exercise(
+    id="next_token_loss",
+    title="The language-modelling loss: targets are the inputs shifted by one",
+    notebook="08_gpt",
+    signature="next_token_loss(logits (batch, seq, vocab), tokens (batch, seq)) -> scalar "
+              "mean cross-entropy of positions 0..seq-2 against tokens 1..seq-1",
+    reference=next_token_loss,
+    solution=solutions.next_token_loss,
+    make_cases=_loss_cases,
+    hints=[
+        "Position t has read tokens 0..t and guesses token t + 1. So the guesses are "
+        "logits[:, :-1] (the last position has nothing left to guess) and the answers are "
+        "tokens[:, 1:].",
+        "F.cross_entropy wants (N, vocab) scores and (N,) answers: flatten the batch and "
+        "sequence axes together, .flatten(0, 1) for the logits and .flatten() for the "
+        "targets. It applies the softmax itself and averages by default.",
+    ],
+    mistakes=[
+        Mistake("not_shifted", "every position is scored against its *own* token: that "
+                "teaches the model to copy its input, which it can see. Position t must be "
+                "scored against token t + 1: logits[:, :-1] against tokens[:, 1:].",
+                _not_shifted),
+        Mistake("shifted_backwards", "the shift goes the wrong way: logits[:, 1:] against "
+                "tokens[:, :-1] asks each position for the token *before* it. The guesses are "
+                "logits[:, :-1], the answers tokens[:, 1:].", _shifted_backwards),
+        Mistake("wrapped_around", "tokens.roll(-1) shifts the targets but wraps the first "
+                "token round to the end, so the last position is scored against token 0, "
+                "which does not follow it. Drop the last position instead: logits[:, :-1] "
+                "against tokens[:, 1:].", _wrapped_around),
+        Mistake("in_bits", "the loss is divided by log 2 (bits). Training uses the plain "
+                "cross-entropy, in nats; bits per character are computed from it for "
+                "reporting only.", _in_bits),
+        Mistake("summed", "the losses are summed (reduction='sum'); the loss is their *mean*, "
+                "so that it does not grow with the batch or the length.", _summed),
+        Mistake("softmax_first", "a softmax is applied before F.cross_entropy, which applies "
+                "log-softmax itself: pass the raw logits.", _softmax_first),
+        Mistake("first_text_only", "only the first text of the batch is scored; flatten the "
+                "batch and sequence axes together so that every text counts.",
+                _first_text_only),
+        Mistake("same_slice", "logits and tokens were cut the same way, so each position is "
+                "still scored against its own token. Cut them differently: the guesses "
+                "logits[:, :-1], the answers tokens[:, 1:].", _same_slice),
+        Mistake("probabilities_not_logs", "F.nll_loss wants *log*-probabilities and got "
+                "probabilities: use log_softmax, or give the raw logits to F.cross_entropy, "
+                "which does both steps.", _probabilities_not_logs),
+        Mistake("class_axis", "F.cross_entropy read the second axis of a 3-D tensor as the "
+                "classes. Flatten to (batch · (seq - 1), vocab) and (batch · (seq - 1),) "
+                "first, or move the vocabulary to axis 1 with .transpose(1, 2).",
+                raises=r"Expected target size|only batches of spatial targets"),
+    ],
+))
+
+# ----------------------------------------------------------- temperature and top-k
+
+
+def _probs_cases():
+    return [
+        Case("one distribution of 6 tokens, temperature 1, no top-k",
+             (seeded_randn(6, seed=1) * 2,)),
+        Case("batch 2, temperature 0.5, top-3", (seeded_randn(2, 6, seed=2) * 2, 0.5, 3)),
+        Case("batch 3, temperature 2, top-1 (greedy as a distribution)",
+             (seeded_randn(3, 8, seed=3) * 2,), {"temperature": 2.0, "top_k": 1}),
+        Case("top-k as large as the vocabulary keeps everything",
+             (seeded_randn(1, 5, seed=4) * 2, 0.8, 5)),
+        Case("batch 2 × 3 positions, temperature 1.5, top-2",
+             (seeded_randn(2, 3, 6, seed=5) * 2, 1.5, 2)),
+    ]
+
+
+def _sampling(scale=lambda logits, t: logits / t, keep="largest", fill=float("-inf"),
+              extra=0, finish=lambda logits: logits.softmax(dim=-1)):
+    """:func:`next_token_probs` with one step changed: how the temperature is applied
+    (``scale``), which logits top-k keeps and how many (``keep``, ``extra``), what the others
+    become (``fill``), and the last step (``finish``)."""
+    def probs(logits, temperature=1.0, top_k=None):
+        logits = scale(logits, temperature)
+        if top_k is not None and top_k + extra < logits.size(-1):
+            k = top_k + extra
+            if keep == "largest":
+                kth = logits.topk(k, dim=-1).values[..., -1:]
+                logits = logits.masked_fill(logits < kth, fill)
+            else:
+                kth = logits.topk(k, dim=-1, largest=False).values[..., -1:]
+                logits = logits.masked_fill(logits > kth, fill)
+        return finish(logits)
+    return probs
+
+
+def _not_renormalised(logits, temperature=1.0, top_k=None):
+    probs = (logits / temperature).softmax(-1)
+    if top_k is None or top_k >= logits.size(-1):
+        return probs
+    kth = probs.topk(top_k, dim=-1).values[..., -1:]
+    return probs.masked_fill(probs < kth, 0.0)
+
+
+def _softmax_then_temperature(logits, temperature=1.0, top_k=None):
+    return next_token_probs(logits, 1.0, top_k) / temperature
+
+
+def _top_k_ignored(logits, temperature=1.0, top_k=None):
+    return (logits / temperature).softmax(-1)
+
+
+def _one_too_few(logits, temperature=1.0, top_k=None):
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.size(-1):
+        kth = logits.topk(top_k, dim=-1).values[..., -1:]
+        logits = logits.masked_fill(logits <= kth, float("-inf"))
+    return logits.softmax(dim=-1)
+
+
+register(Exercise(
+    id="next_token_probs",
+    title="Sampling: temperature and top-k",
+    notebook="08_gpt",
+    signature="next_token_probs(logits (..., vocab), temperature=1.0, top_k=None) -> "
+              "(..., vocab) probabilities",
+    reference=next_token_probs,
+    solution=solutions.next_token_probs,
+    make_cases=_probs_cases,
+    hints=[
+        "Three steps: divide the logits by the temperature; if top_k is given, set every "
+        "logit below the k-th largest to -inf; softmax over the last axis.",
+        "logits.topk(k, dim=-1).values is sorted, largest first: its last column, "
+        ".values[..., -1:], is the k-th largest, shaped (..., 1) to compare with every "
+        "logit. logits.masked_fill(logits < kth, float('-inf')) hides the rest.",
+        "Hide the tokens *before* the softmax, with -inf: exp(-inf) is exactly 0, and the "
+        "softmax then shares all the probability among the k kept tokens.",
+    ],
+    mistakes=[
+        Mistake("times_temperature", "the logits are multiplied by the temperature; divide "
+                "them: logits / temperature. A temperature below 1 must *sharpen* the "
+                "distribution (larger gaps between logits), one above 1 flatten it.",
+                _sampling(scale=lambda logits, t: logits * t)),
+        Mistake("top_k_ignored", "every token keeps some probability: top_k was not applied. "
+                "Set the logits below the k-th largest to -inf before the softmax.",
+                _top_k_ignored),
+        Mistake("smallest_k", "the k *smallest* logits were kept; keep the k largest: "
+                "logits.topk(k, dim=-1) returns them (largest=True is its default).",
+                _sampling(keep="smallest")),
+        Mistake("not_renormalised", "the tokens outside the top k were zeroed *after* the "
+                "softmax, so the probabilities left no longer sum to 1. Hide them before "
+                "the softmax (logits set to -inf), and the softmax shares all the "
+                "probability among the k kept.", _not_renormalised),
+        Mistake("zero_not_minus_inf", "the hidden logits were set to 0, not -inf: exp(0) = 1, "
+                "so they keep a share of the probability. Use float('-inf').",
+                _sampling(fill=0.0)),
+        Mistake("one_too_many", "one token too many survives: keep the logits that are at "
+                "least the k-th largest (values[..., -1:], the last of topk's k values), "
+                "hide those strictly below it.", _sampling(extra=1)),
+        Mistake("softmax_then_temperature", "the temperature divides the probabilities after "
+                "the softmax, so they no longer sum to 1. Divide the *logits* before it.",
+                _softmax_then_temperature),
+        Mistake("softmax_over_batch", "the softmax runs over the batch axis (dim=0); the "
+                "probabilities of one distribution lie along the last axis: dim=-1.",
+                _sampling(finish=lambda logits: logits.softmax(dim=0))),
+        Mistake("returned_logits", "these are the filtered logits, not probabilities: finish "
+                "with .softmax(dim=-1).", _sampling(finish=lambda logits: logits)),
+        Mistake("one_too_few", "the k-th largest logit was hidden too (<= instead of <), so "
+                "only k - 1 tokens survive — none for top_k = 1. Hide those strictly below "
+                "it: logits < kth.", _one_too_few),
+        Mistake("temperature_ignored", "the temperature is not applied: divide the logits by "
+                "it before the softmax.", _sampling(scale=lambda logits, t: logits)),
+        Mistake("log_probabilities", "these are log-probabilities (log_softmax); the function "
+                "returns probabilities: .softmax(dim=-1).",
+                _sampling(finish=lambda logits: logits.log_softmax(dim=-1))),
+    ],
+))
+
+# -------------------------------------------------------------------- rotary embedding
+
+
+def _rotary_cases():
+    return [
+        Case("one head, 4 positions 0..3, d = 8",
+             (seeded_randn(1, 4, 8, seed=1), torch.arange(4))),
+        Case("batch 2 × 3 heads, positions 5, 6, 7 (after 5 cached tokens), d = 4",
+             (seeded_randn(2, 3, 3, 4, seed=2), torch.tensor([5, 6, 7]))),
+        Case("positions far apart, d = 6",
+             (seeded_randn(1, 4, 6, seed=3), torch.tensor([0, 9, 40, 300]))),
+        Case("base 100 instead of 10000, d = 8",
+             (seeded_randn(2, 5, 8, seed=4), torch.arange(5)), {"base": 100.0}),
+    ]
+
+
+def _rotation(x, positions, base=10000.0, sign=1.0, exponent=lambda i, d: -2 * i / d,
+              layout="pairs", position_of=lambda p: p.float()):
+    """The rotation with one thing changed: the direction (``sign``), the frequency's
+    ``exponent``, the pairing of features (``layout``: neighbours or halves) or the positions."""
+    d = x.size(-1)
+    i = torch.arange(d // 2, dtype=torch.float32)
+    angle = position_of(positions).unsqueeze(-1) * base ** exponent(i, d)  # (seq, d / 2)
+    cos, sin = angle.cos().to(x.dtype), sign * angle.sin().to(x.dtype)
+    if layout == "halves":
+        first, second = x[..., :d // 2], x[..., d // 2:]
+        return torch.cat([first * cos - second * sin, first * sin + second * cos], dim=-1)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    out_even, out_odd = even * cos - odd * sin, even * sin + odd * cos
+    if layout == "concatenated":
+        return torch.cat([out_even, out_odd], dim=-1)
+    return torch.stack([out_even, out_odd], dim=-1).flatten(-2)
+
+
+def _sin_cos_swapped(x, positions, base=10000.0):
+    d = x.size(-1)
+    angle = positions.float().unsqueeze(-1) * base ** (-torch.arange(0, d, 2) / d)
+    cos, sin = angle.cos().to(x.dtype), angle.sin().to(x.dtype)
+    even, odd = x[..., 0::2], x[..., 1::2]
+    return torch.stack([even * sin - odd * cos, even * cos + odd * sin], dim=-1).flatten(-2)
+
+
+def _added(x, positions, base=10000.0):
+    d = x.size(-1)
+    angle = positions.float().unsqueeze(-1) * base ** (-torch.arange(0, d, 2) / d)
+    table = torch.stack([angle.sin(), angle.cos()], dim=-1).flatten(-2)  # (seq, d)
+    return x + table.to(x.dtype)
+
+
+register(Exercise(
+    id="apply_rotary",
+    title="Rotary position embedding",
+    notebook="08_gpt",
+    signature="apply_rotary(x (..., seq, d), positions (seq,), base=10000.0) -> (..., seq, d): "
+              "pair (2i, 2i+1) at position m turned by m · base^(-2i/d)",
+    reference=apply_rotary,
+    solution=solutions.apply_rotary,
+    make_cases=_rotary_cases,
+    hints=[
+        "The angles: frequency = base ** (-torch.arange(0, d, 2) / d), shape (d/2,), one per "
+        "pair; angle = positions.float().unsqueeze(-1) * frequency, shape (seq, d/2).",
+        "The pairs: x_even = x[..., 0::2] and x_odd = x[..., 1::2], each (..., seq, d/2). "
+        "A rotation by angle a: (x_even·cos a - x_odd·sin a, x_even·sin a + x_odd·cos a).",
+        "Put each rotated pair back where it was: torch.stack([new_even, new_odd], dim=-1) "
+        "gives (..., seq, d/2, 2), and .flatten(-2) interleaves them into (..., seq, d).",
+    ],
+    mistakes=[
+        Mistake("clockwise", "each pair turns the other way (the signs of the sines are "
+                "swapped). Rotate counter-clockwise, as sinusoidal_positions' sin/cos pairs "
+                "do: (x_even·cos - x_odd·sin, x_even·sin + x_odd·cos).",
+                lambda x, p, base=10000.0: _rotation(x, p, base, sign=-1.0)),
+        Mistake("halves", "the pairs are (i, i + d/2), the first half against the second — "
+                "the layout GPT-NeoX and Llama's code use, equally valid. This course pairs "
+                "neighbours, (2i, 2i + 1), as its sinusoidal table does: x[..., 0::2] and "
+                "x[..., 1::2].", lambda x, p, base=10000.0: _rotation(x, p, base,
+                                                                       layout="halves")),
+        Mistake("concatenated", "the rotated pairs are concatenated, all first coordinates "
+                "then all second ones; put each pair back in its place: "
+                "torch.stack([new_even, new_odd], dim=-1).flatten(-2).",
+                lambda x, p, base=10000.0: _rotation(x, p, base, layout="concatenated")),
+        Mistake("frequency_i_over_d", "the frequencies use i/d; pair i turns at "
+                "base^(-2i/d), i.e. base ** (-torch.arange(0, d, 2) / d).",
+                lambda x, p, base=10000.0: _rotation(x, p, base,
+                                                      exponent=lambda i, d: -i / d)),
+        Mistake("frequency_sign", "the exponent lost its minus sign: base^(+2i/d) turns the "
+                "last pairs fastest, by enormous angles. The first pair turns fastest (1 "
+                "radian per position), later ones ever slower: base ** (-2i/d).",
+                lambda x, p, base=10000.0: _rotation(x, p, base,
+                                                      exponent=lambda i, d: 2 * i / d)),
+        Mistake("positions_ignored", "the angle does not grow with the position, so every "
+                "position gets the same turn and attention still cannot tell them apart. "
+                "Multiply by the position: positions.float().unsqueeze(-1) * frequency.",
+                lambda x, p, base=10000.0: _rotation(x, p, base,
+                                                      position_of=lambda q: torch.ones(len(q)))),
+        Mistake("added_not_rotated", "a sine/cosine table was *added* to x, as notebook 05 "
+                "adds positions to the embeddings. Rotary embeddings *rotate* each pair: "
+                "(x_even·cos - x_odd·sin, x_even·sin + x_odd·cos).", _added),
+        Mistake("positions_from_arange", "the positions were taken as 0, 1, 2, … instead of "
+                "the `positions` given: after a KV cache of 5 tokens the new rows sit at 5, 6, "
+                "…, and each must turn by its own position.",
+                lambda x, p, base=10000.0: _rotation(
+                    x, p, base, position_of=lambda q: torch.arange(len(q)).float())),
+        Mistake("sin_cos_swapped", "sin and cos are swapped: a turn by angle a maps a pair to "
+                "(x_even·cos a - x_odd·sin a, x_even·sin a + x_odd·cos a); at position 0 it "
+                "must leave x unchanged.", _sin_cos_swapped),
+        Mistake("base_ignored", "the `base` argument is ignored (10000 is hard-coded): use "
+                "base ** (-torch.arange(0, d, 2) / d).",
+                lambda x, p, base=10000.0: _rotation(x, p, 10000.0)),
+    ],
+))

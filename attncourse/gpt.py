@@ -1,0 +1,507 @@
+"""A GPT: a decoder-only language model built from the course's own blocks, trained on a CPU
+in seconds, and used to write text.
+
+Notebook 05's translator had two halves. A language model keeps one: drop the encoder and the
+cross-attention, and what is left is a stack of blocks of **masked self-attention** and a
+feed-forward network over the text so far — an :class:`~attncourse.layers.EncoderLayer`
+given the causal mask. Its single task is to predict the next token at every position; the
+training targets are the inputs shifted by one, so any text is training data.
+
+The story, top to bottom (notebook 08):
+
+1. :class:`CharTokenizer`, :class:`BytePairEncoding` — text to ids: one id per character,
+   or frequent character sequences merged into one token;
+2. :func:`next_token_loss` — the whole training signal: the logits at position t scored
+   against the token at t + 1;
+3. :func:`ngram_bits_per_char` — what a model that reads only the last one or two characters
+   achieves (bigram, trigram): the baselines a transformer must beat;
+4. :class:`GPTConfig`, :class:`GPT` — embeddings, positions (learned, sinusoidal or rotary),
+   a stack of pre-norm blocks, a final layer norm, and an output layer tied to the embedding;
+5. :func:`train_lm`, :func:`evaluate_loss`, :func:`bits_per_char` — a warmed-up, decaying
+   learning rate, train and validation loss;
+6. :func:`next_token_probs`, :func:`generate`, :func:`write` — greedy decoding or sampling with a
+   temperature and top-k, with notebook 07's KV cache (:func:`forward_cached`) or without.
+"""
+
+import math
+import re
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from attncourse.efficient import KVCache
+from attncourse.errors import expect, shape_of
+from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
+from attncourse.masks import causal_mask
+from attncourse.multihead import MultiHeadAttention, merge_heads, project_heads, sdpa_heads
+from attncourse.rope import RotaryMultiHeadAttention, apply_rotary
+from attncourse.train import ProgressLine, bar, learning_rate
+
+# ------------------------------------------------------------------------ 1. text to ids
+
+
+class CharTokenizer:
+    """One token per character: the vocabulary is every character of ``text``, sorted."""
+
+    def __init__(self, text):
+        self.itos = sorted(set(text))  # id -> character
+        self.stoi = {c: i for i, c in enumerate(self.itos)}  # character -> id
+
+    def __len__(self):
+        return len(self.itos)
+
+    def encode(self, text):
+        """A string → a 1-D tensor of ids."""
+        unknown = sorted({c for c in text if c not in self.stoi})
+        expect(not unknown, f"characters {unknown} are not in the vocabulary "
+                            f"({len(self)} characters of the training text).")
+        return torch.tensor([self.stoi[c] for c in text], dtype=torch.long)
+
+    def decode(self, ids):
+        """Ids (a tensor or a list) → the string."""
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        return "".join(self.itos[i] for i in ids)
+
+
+#: GPT-2's pre-tokenisation, simplified: a word with the space before it, a run of
+#: punctuation with the space before it, or whitespace. Merges never cross these pieces.
+WORD_PIECES = re.compile(r" ?\w+| ?[^\w\s]+|\s+")
+
+
+class BytePairEncoding:
+    """A small byte-pair encoding (Sennrich et al., 2016) over characters: start from the
+    characters of ``text`` and ``merges`` times join the most frequent adjacent pair of
+    tokens into a new token. Frequent words end up as one token each."""
+
+    def __init__(self, text, merges):
+        words = Counter(WORD_PIECES.findall(text))  # piece -> count, first-seen order
+        splits = {word: list(word) for word in words}  # each piece as its current tokens
+        self.itos = sorted(set(text))
+        self.merges = []  # (left, right) in the order learned
+        for _ in range(merges):
+            pairs = Counter()
+            for word, tokens in splits.items():
+                for pair in zip(tokens, tokens[1:]):
+                    pairs[pair] += words[word]
+            if not pairs:
+                break
+            best = max(pairs, key=lambda p: (pairs[p], p))  # ties: a fixed order
+            self.merges.append(best)
+            self.itos.append(best[0] + best[1])
+            for word, tokens in splits.items():
+                splits[word] = _merge(tokens, best)
+        self.stoi = {t: i for i, t in enumerate(self.itos)}
+        self.rank = {pair: i for i, pair in enumerate(self.merges)}
+        self._cache = {}
+
+    def __len__(self):
+        return len(self.itos)
+
+    def tokens(self, text):
+        """The text as token strings."""
+        out = []
+        for piece in WORD_PIECES.findall(text):
+            if piece not in self._cache:
+                self._cache[piece] = self._split(piece)
+            out += self._cache[piece]
+        return out
+
+    def _split(self, piece):
+        """Apply the merges to one piece, earliest learned first (as they were learned)."""
+        tokens = list(piece)
+        while len(tokens) > 1:
+            ranked = [(self.rank.get(pair, math.inf), pair) for pair in zip(tokens, tokens[1:])]
+            rank, pair = min(ranked)
+            if rank == math.inf:
+                break
+            tokens = _merge(tokens, pair)
+        return tokens
+
+    def encode(self, text):
+        return torch.tensor([self.stoi[t] for t in self.tokens(text)], dtype=torch.long)
+
+    def decode(self, ids):
+        ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
+        return "".join(self.itos[i] for i in ids)
+
+
+def _merge(tokens, pair):
+    """``tokens`` with every adjacent occurrence of ``pair`` joined into one token."""
+    out, i = [], 0
+    while i < len(tokens):
+        if i + 1 < len(tokens) and (tokens[i], tokens[i + 1]) == pair:
+            out.append(tokens[i] + tokens[i + 1])
+            i += 2
+        else:
+            out.append(tokens[i])
+            i += 1
+    return out
+
+
+# ----------------------------------------------------------- 2. next-token prediction
+
+
+def next_token_loss(logits, tokens):
+    """The language-modelling loss: the model read ``tokens`` ``(batch, seq)`` and returned
+    ``logits`` ``(batch, seq, vocab)``, where position t scores the token at t + 1. Returns
+    the mean cross-entropy (in nats) over positions 0 .. seq - 2; the last position has no
+    next token to be scored against."""
+    predictions = logits[:, :-1]  # (batch, seq - 1, vocab): guesses for tokens 1 .. seq - 1
+    targets = tokens[:, 1:]  # (batch, seq - 1): the inputs shifted by one
+    return F.cross_entropy(predictions.flatten(0, 1), targets.flatten())
+
+
+def bits_per_char(loss, tokens=1, chars=1):
+    """A mean cross-entropy in nats per token → bits per character (``tokens / chars`` is
+    how many tokens a character takes: 1 for a character-level model)."""
+    return loss / math.log(2) * tokens / chars
+
+
+# ------------------------------------------------------------------ 3. n-gram baselines
+
+
+def ngram_bits_per_char(train_ids, val_ids, n, vocab_size):
+    """Bits per character on ``val_ids`` of an n-gram model counted on ``train_ids``: the next
+    character predicted from the previous ``n - 1`` alone.
+
+    Unseen combinations are handled by Witten–Bell interpolation, which has no parameter to
+    tune: a context followed by T different characters in c occurrences trusts its own
+    counts with weight c / (c + T) and the (n-1)-gram's prediction with T / (c + T).
+    Characters are scored from position n - 1 of the validation text on."""
+    V = vocab_size
+    train, val = train_ids.long(), val_ids.long()
+    probs = (torch.bincount(train, minlength=V).double() + 1) / (len(train) + V)  # unigram
+    for order in range(2, n + 1):
+        counts = torch.bincount(_ngram_index(train, order, V), minlength=V ** order)
+        counts = counts.double().reshape(-1, V)  # (contexts, next)
+        seen = counts.sum(-1, keepdim=True)  # c(context)
+        kinds = (counts > 0).sum(-1, keepdim=True).double()  # T(context)
+        lower = probs.reshape(-1, V).repeat(V, 1) if order > 2 else probs.expand(V, V)
+        probs = torch.where(seen > 0, (counts + kinds * lower) / (seen + kinds).clamp(min=1),
+                            lower)  # (contexts, next): rows of V^(order-1) contexts
+    index = _ngram_index(val, n, V)  # context and next character, as one number
+    return -(probs.flatten()[index].log2().mean().item())
+
+
+def _ngram_index(ids, n, V):
+    """``ids[t-n+1] ... ids[t]`` as one number in base V, for every t ≥ n - 1."""
+    index = torch.zeros(len(ids) - n + 1, dtype=torch.long)
+    for j in range(n):
+        index = index * V + ids[j:len(ids) - n + 1 + j]
+    return index
+
+
+# ----------------------------------------------------------------------------- 4. the model
+
+
+POSITIONS = ("learned", "sinusoidal", "rotary", "none")
+
+#: The sines and cosines are multiplied by this, the spread of the token embeddings at
+#: initialisation (std 0.02). At their own size (about 1) they drown the tokens: measured,
+#: such a model was still predicting letter frequencies only (unigram) after 150 steps.
+SINUSOIDAL_SCALE = 0.02
+
+
+@dataclass
+class GPTConfig:
+    """The shape of a :class:`GPT`. ``context`` is the longest text it is trained to read;
+    ``positions`` is ``"learned"``, ``"sinusoidal"``, ``"rotary"`` or ``"none"``."""
+
+    vocab_size: int
+    context: int = 64
+    d_model: int = 64
+    h: int = 4
+    n: int = 2
+    d_ff: int = 256
+    dropout: float = 0.0
+    positions: str = "rotary"
+    tie_weights: bool = True
+    max_positions: int = 4096  # sinusoidal and rotary positions reach this far
+
+
+class GPT(nn.Module):
+    """A decoder-only transformer: token embedding (+ position vectors), ``n`` blocks of
+    masked self-attention and feed-forward (each an :class:`EncoderLayer` given the causal
+    mask), a final layer norm and an output layer that scores every token of the vocabulary.
+
+    ``forward(ids)`` maps ``(batch, seq)`` ids to ``(batch, seq, vocab)`` logits: position t
+    scores the token at t + 1 having read tokens 0..t."""
+
+    def __init__(self, config):
+        super().__init__()
+        expect(config.positions in POSITIONS,
+               f"positions should be one of {POSITIONS}, got {config.positions!r}.")
+        self.config = c = config
+        self.embed = nn.Embedding(c.vocab_size, c.d_model)
+        if c.positions == "learned":
+            self.position = nn.Embedding(c.context, c.d_model)  # one vector per position
+        elif c.positions == "sinusoidal":  # notebook 05's table, at the embeddings' scale
+            table = SINUSOIDAL_SCALE * sinusoidal_positions(c.max_positions, c.d_model)
+            self.register_buffer("pe", table, persistent=False)
+        attention = RotaryMultiHeadAttention if c.positions == "rotary" else MultiHeadAttention
+        self.blocks = nn.ModuleList(
+            EncoderLayer(c.d_model, attention(c.d_model, c.h, c.dropout),
+                         FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
+            for _ in range(c.n))
+        self.norm = nn.LayerNorm(c.d_model)
+        self.head = nn.Linear(c.d_model, c.vocab_size, bias=False)
+        self.apply(_init_weights)
+        if c.tie_weights:
+            self.head.weight = self.embed.weight  # one (vocab, d_model) matrix, used twice
+
+    def embed_tokens(self, ids, start=0):
+        """Token vectors plus the position vectors of positions ``start, start + 1, ...``
+        (rotary and none add nothing here)."""
+        seq = ids.size(1)
+        x = self.embed(ids)  # (batch, seq, d_model)
+        kind = self.config.positions
+        if kind == "learned":
+            expect(start + seq <= self.config.context,
+                   f"this model learned position vectors for {self.config.context} positions "
+                   f"only; it cannot read position {start + seq - 1}.")
+            x = x + self.position.weight[start:start + seq]
+        elif kind == "sinusoidal":
+            expect(start + seq <= self.pe.size(0), f"positions reach {self.pe.size(0)} only.")
+            x = x + self.pe[start:start + seq]
+        return x  # (batch, seq, d_model)
+
+    def forward(self, ids):
+        expect(torch.is_tensor(ids) and ids.dim() == 2 and not ids.is_floating_point(),
+               f"ids should be a (batch, seq) tensor of token ids, got {shape_of(ids)}.")
+        x = self.embed_tokens(ids)  # (batch, seq, d_model)
+        mask = causal_mask(ids.size(1), ids.device)  # (seq, seq): no peeking ahead
+        for block in self.blocks:
+            x = block(x, mask)  # (batch, seq, d_model)
+        return self.head(self.norm(x))  # (batch, seq, vocab)
+
+    def num_parameters(self):
+        """Distinct parameters (a tied matrix counts once)."""
+        return sum(p.numel() for p in self.parameters())
+
+
+def _init_weights(module):
+    """GPT-2's initialisation: small normal weights (std 0.02), zero biases."""
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, std=0.02)
+    if isinstance(module, nn.Linear) and module.bias is not None:
+        nn.init.zeros_(module.bias)
+
+
+# ---------------------------------------------------------------------------- 5. training
+
+
+@dataclass
+class LMHistory:
+    """What a training run did: the mean training loss per logged interval, the validation
+    loss at the same steps (if asked for), the loss and learning rate of every step, and the
+    time."""
+
+    steps: list = field(default_factory=list)
+    losses: list = field(default_factory=list)
+    val_losses: list = field(default_factory=list)
+    step_losses: list = field(default_factory=list)
+    lrs: list = field(default_factory=list)
+    seconds: float = 0.0  # training time, evaluation not included
+
+
+def random_windows(ids, context, batch_size, generator=None):
+    """``(batch_size, context)``: windows of ``ids`` starting at random places."""
+    starts = torch.randint(0, len(ids) - context + 1, (batch_size,), generator=generator)
+    index = starts.unsqueeze(1) + torch.arange(context)  # (batch, context), on the CPU
+    return ids[index.to(ids.device)]  # (batch, context)
+
+
+def train_lm(model, train_ids, val_ids=None, steps=300, batch_size=16, lr=1e-2, warmup=30,
+             seed=0, threads=1, log_every=25, progress=True, schedule=None):
+    """Train ``model`` on random windows of ``train_ids`` with Adam; the learning rate rises
+    linearly over ``warmup`` steps to ``lr``, then decays linearly to zero at step
+    ``schedule`` (default: ``steps``; a shorter run follows the first ``steps`` of it), as in
+    notebook 05. With ``val_ids``, the validation loss is measured at every logged step.
+    Seeded: the same seed gives the same windows and the same numbers on a given machine."""
+    threads_before = torch.get_num_threads()
+    torch.set_num_threads(threads)
+    try:
+        return _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed,
+                         log_every, progress, schedule or steps)
+    finally:
+        torch.set_num_threads(threads_before)
+
+
+def _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed, log_every,
+              progress, schedule):
+    torch.manual_seed(seed)  # dropout
+    windows = torch.Generator().manual_seed(seed)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.99), foreach=True)
+    context = model.config.context
+    history, line = LMHistory(), ProgressLine() if progress else None
+    running, elapsed = [], 0.0
+    for step in range(steps):
+        start = time.perf_counter()
+        model.train()
+        rate = learning_rate(step, schedule, lr, warmup)
+        for group in optimizer.param_groups:
+            group["lr"] = rate
+        batch = random_windows(train_ids, context, batch_size, windows)  # (batch, context)
+        loss = next_token_loss(model(batch), batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        running.append(loss.item())
+        history.step_losses.append(running[-1])
+        history.lrs.append(rate)
+        elapsed += time.perf_counter() - start
+        if (step + 1) % log_every == 0 or step + 1 == steps:
+            history.steps.append(step + 1)
+            history.losses.append(sum(running) / len(running))
+            running = []
+            if val_ids is not None:
+                history.val_losses.append(evaluate_loss(model, val_ids))
+            if line:
+                val = f"  validation {history.val_losses[-1]:.3f}" if val_ids is not None else ""
+                line.update(f"{bar((step + 1) / steps)} step {step + 1}/{steps}  "
+                            f"loss {history.losses[-1]:.3f}{val}  {elapsed:.0f} s")
+    history.seconds = elapsed
+    if line:
+        line.close()
+    return history
+
+
+@torch.no_grad()
+def evaluate_loss(model, ids, batch_size=64):
+    """Mean next-token loss (nats per token) over ``ids`` cut into windows of the model's
+    context, one after the other; each window predicts its tokens 1 .. context - 1."""
+    context = model.config.context
+    windows = [ids[s:s + context] for s in range(0, len(ids) - 1, context)]
+    full = [w for w in windows if len(w) == context]
+    batches = list(torch.stack(full).split(batch_size)) if full else []
+    batches += [w.unsqueeze(0) for w in windows if 1 < len(w) < context]  # the short last one
+    was_training = model.training
+    model.eval()
+    total = count = 0
+    for batch in batches:
+        n = batch.numel() - batch.size(0)  # predicted tokens
+        total += next_token_loss(model(batch), batch).item() * n
+        count += n
+    model.train(was_training)
+    return total / count
+
+
+@torch.no_grad()
+def position_losses(model, ids, length, batch_size=32):
+    """``(length - 1,)``: the mean loss (nats) of the prediction made at each position of
+    windows of ``length`` tokens of ``ids`` — longer than the model's context, this measures
+    how it copes with positions it never saw in training."""
+    n = len(ids) // length
+    windows = ids[:n * length].reshape(n, length)  # (windows, length)
+    was_training = model.training
+    model.eval()
+    total = 0
+    for batch in windows.split(batch_size):
+        logits = model(batch)  # (batch, length, vocab)
+        loss = F.cross_entropy(logits[:, :-1].transpose(1, 2), batch[:, 1:], reduction="none")
+        total = total + loss.sum(0)  # (length - 1,)
+    model.train(was_training)
+    return (total / n).cpu()
+
+
+# -------------------------------------------------------------------------- 6. generation
+
+
+def next_token_probs(logits, temperature=1.0, top_k=None):
+    """Probabilities of the next token from its ``logits`` ``(..., vocab)``: divide the logits
+    by ``temperature`` (below 1 sharpens, above 1 flattens), keep only the ``top_k`` largest
+    (the others get probability 0; ``None`` keeps all), then softmax."""
+    expect(temperature > 0, "temperature must be positive; for the single most likely token "
+                            "use greedy decoding (generate(..., temperature=0)).")
+    logits = logits / temperature
+    if top_k is not None and top_k < logits.size(-1):
+        kth = logits.topk(top_k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest
+        logits = logits.masked_fill(logits < kth, float("-inf"))
+    return logits.softmax(dim=-1)  # (..., vocab)
+
+
+def cached_attention(mha, x, cache, positions, mask=None):
+    """Self-attention of the new positions ``x`` ``(batch, new, d_model)`` over everything in
+    ``cache`` and themselves: their keys and values (rotated first, for rotary attention)
+    join the cache, then their queries attend to all of it. ``mask`` ``(new, total)`` is
+    needed only when several positions are new at once (a prompt)."""
+    q, k, v = project_heads(x, x, x, mha.W_QKV.weight, mha.W_QKV.bias, mha.num_heads)
+    if isinstance(mha, RotaryMultiHeadAttention):
+        q, k = apply_rotary(q, positions, mha.base), apply_rotary(k, positions, mha.base)
+    k, v = cache.append(k, v)  # (batch, heads, total, d_k)
+    heads = sdpa_heads(q, k, v, mask)  # (batch, heads, new, d_k)
+    return mha.W_O(merge_heads(heads))  # (batch, new, d_model)
+
+
+def forward_cached(model, ids, caches, start):
+    """The model on new tokens ``ids`` ``(batch, new)`` at positions ``start, start + 1, ...``,
+    with one :class:`~attncourse.efficient.KVCache` per block holding the earlier positions.
+    Returns their logits ``(batch, new, vocab)``, equal to those of ``model`` on the whole
+    text. The blocks are the model's own; only the attention reads the past from the cache."""
+    new = ids.size(1)
+    positions = torch.arange(start, start + new, device=ids.device)  # (new,)
+    mask = None
+    if new > 1:  # query start + i may see keys 0 .. start + i
+        mask = torch.arange(start + new, device=ids.device) <= positions.unsqueeze(1)
+    x = model.embed_tokens(ids, start)  # (batch, new, d_model)
+    for block, cache in zip(model.blocks, caches):
+        x = block.sublayer[0](x, lambda h, block=block, cache=cache: cached_attention(
+            block.self_attn, h, cache, positions, mask))
+        x = block.sublayer[1](x, block.feed_forward)  # (batch, new, d_model)
+    return model.head(model.norm(x))  # (batch, new, vocab)
+
+
+@torch.no_grad()
+def generate(model, prompt, max_new_tokens, temperature=1.0, top_k=None, generator=None,
+             use_cache=True):
+    """Continue ``prompt`` ``(batch, n)`` ids by ``max_new_tokens`` tokens, one at a time:
+    each new token is sampled from :func:`next_token_probs` (``temperature=0``: the most
+    likely token, greedy decoding). Returns ``(batch, n + max_new_tokens)``.
+
+    With ``use_cache`` each step runs the model on the newest token only, reading the past
+    from a KV cache (notebook 07); without, it reruns the whole text. The tokens are the same.
+    When the text outgrows the model's context, the older half is dropped and the model goes
+    on reading the newer half (the cache is rebuilt from it)."""
+    expect(torch.is_tensor(prompt) and prompt.dim() == 2 and prompt.size(1) > 0,
+           f"prompt should be a (batch, n) tensor of ids with n ≥ 1, got {shape_of(prompt)}.")
+    model.eval()
+    context = model.config.context
+    ids, start, caches = prompt, max(0, prompt.size(1) - context), None
+    for _ in range(max_new_tokens):
+        if ids.size(1) - start > context:  # the window is full: keep its newer half
+            start, caches = ids.size(1) - context // 2, None
+        if not use_cache:
+            logits = model(ids[:, start:])  # the whole window again
+        elif caches is None:  # a new window: read it all once, filling the caches
+            caches = [KVCache() for _ in model.blocks]
+            logits = forward_cached(model, ids[:, start:], caches, 0)
+        else:  # only the newest token
+            logits = forward_cached(model, ids[:, -1:], caches, ids.size(1) - 1 - start)
+        last = logits[:, -1]  # (batch, vocab): scores of the next token
+        if temperature == 0:
+            next_id = last.argmax(dim=-1, keepdim=True)  # (batch, 1)
+        else:
+            probs = next_token_probs(last, temperature, top_k)
+            next_id = torch.multinomial(probs, 1, generator=generator)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids
+
+
+def write(model, tokenizer, prompt, length=200, temperature=0.8, top_k=None, seed=0,
+          use_cache=True):
+    """``prompt`` continued by ``length`` tokens, as text (sampling seeded by ``seed``)."""
+    device = model.embed.weight.device
+    ids = tokenizer.encode(prompt).unsqueeze(0).to(device)  # (1, n)
+    generator = torch.Generator(device=device).manual_seed(seed)
+    out = generate(model, ids, length, temperature, top_k, generator, use_cache)
+    return tokenizer.decode(out[0])
+
+
+__all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
+           "ngram_bits_per_char", "GPTConfig", "GPT", "LMHistory", "random_windows",
+           "train_lm", "evaluate_loss", "position_losses", "next_token_probs", "cached_attention",
+           "forward_cached", "generate", "write"]

@@ -1,0 +1,106 @@
+"""Rotary position embedding (RoPE): positions as rotations of the queries and keys.
+
+Notebook 05 *added* a position vector to each embedding. Rotary embeddings (Su et al., 2021;
+used by most recent language models) leave the embeddings alone and instead **rotate** each
+query and key inside attention, by an angle proportional to its position:
+
+- the features are taken in pairs ``(x[2i], x[2i+1])``, as the sines and cosines of
+  :func:`~attncourse.layers.sinusoidal_positions` are, and each pair is a point in a plane;
+- at position ``m`` pair ``i`` is turned by the angle ``m · θ_i``, with
+  ``θ_i = base^(-2i/d)``: fast turns in the first pairs, slow ones in the last;
+- a rotation keeps lengths, and rotating two vectors by ``mθ`` and ``nθ`` changes their dot
+  product exactly as rotating one of them by ``(m - n)θ`` would: **the score of a query at m
+  and a key at n depends on their content and on m - n only**, never on m and n themselves.
+
+The story, top to bottom:
+
+1. :func:`rotary_angles` — the angle of every (position, pair);
+2. :func:`apply_rotary` — turn every pair of features of a ``(..., seq, d)`` tensor;
+3. :class:`RotaryMultiHeadAttention` — :class:`~attncourse.multihead.MultiHeadAttention` whose
+   queries and keys are rotated after the projection, before the scores.
+"""
+
+import torch
+
+from attncourse.attention import attention
+from attncourse.errors import expect, shape_of
+from attncourse.multihead import (
+    MultiHeadAttention,
+    heads_mask,
+    merge_heads,
+    project_heads,
+    sdpa_heads,
+)
+
+# -------------------------------------------------------------------- 1-2. the rotation
+
+
+def rotary_angles(positions, d, base=10000.0, dtype=torch.float32):
+    """``(seq, d / 2)``: the angle ``positions[m] · base^(-2i/d)`` of pair i at position m
+    (computed in ``dtype``: float32, or float64 for float64 inputs)."""
+    expect(d % 2 == 0, f"rotary embeddings turn pairs of features: d should be even, got {d}.")
+    frequency = base ** (-torch.arange(0, d, 2, dtype=dtype, device=positions.device) / d)  # θ_i
+    return positions.to(dtype).unsqueeze(-1) * frequency  # (seq, d / 2)
+
+
+def apply_rotary(x, positions, base=10000.0):
+    """Rotate each feature pair ``(x[..., 2i], x[..., 2i+1])`` of ``x`` ``(..., seq, d)`` by
+    the angle ``positions[m] · base^(-2i/d)``; ``positions`` is ``(seq,)``. Same shape out."""
+    expect(torch.is_tensor(x) and x.dim() >= 2 and x.size(-1) % 2 == 0,
+           f"x should be (..., seq, d) with d even, got {shape_of(x)}.")
+    expect(torch.is_tensor(positions) and positions.shape == (x.size(-2),),
+           f"positions should be ({x.size(-2)},): one per position of x, got "
+           f"{shape_of(positions)}.")
+    exact = torch.float64 if x.dtype == torch.float64 else torch.float32
+    angle = rotary_angles(positions, x.size(-1), base, exact).to(x)  # (seq, d / 2)
+    cos, sin = angle.cos(), angle.sin()
+    x_even, x_odd = x[..., 0::2], x[..., 1::2]  # the two coordinates of each pair
+    rotated_even = x_even * cos - x_odd * sin  # (..., seq, d / 2)
+    rotated_odd = x_even * sin + x_odd * cos
+    return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # (..., seq, d)
+
+
+# ----------------------------------------------------------------- 3. in multi-head attention
+
+
+class RotaryMultiHeadAttention(MultiHeadAttention):
+    """Multi-head self-attention with rotary position embeddings: each head's queries and keys
+    are rotated by their positions after the projection. The call is
+    :class:`~attncourse.multihead.MultiHeadAttention`'s, plus ``positions`` ``(seq,)``
+    (default ``0, 1, ..., seq - 1``); queries and keys share the positions, so it is
+    self-attention only (``key`` and ``value`` default to ``query``)."""
+
+    def __init__(self, d_model, num_heads, dropout=0.0, bias=True, base=10000.0):
+        super().__init__(d_model, num_heads, dropout, bias)
+        self.base = base
+
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False, positions=None):
+        key = query if key is None else key
+        value = key if value is None else value
+        expect(torch.is_tensor(query) and query.dim() == 3 and query.size(-1) == self.d_model,
+               f"`query` should be (batch, seq, d_model = {self.d_model}), got "
+               f"{shape_of(query)}.")
+        expect(key.shape == query.shape, "rotary attention here is self-attention: queries "
+                                         "and keys share one sequence of positions.")
+        if positions is None:
+            positions = torch.arange(query.size(1), device=query.device)  # (seq,)
+        q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
+                                self.num_heads)  # (batch, heads, seq, d_k)
+        q, k = apply_rotary(q, positions, self.base), apply_rotary(k, positions, self.base)
+        return self._attend(q, k, v, heads_mask(mask), is_causal)  # (batch, seq, d_model)
+
+    def _attend(self, q, k, v, mask, is_causal):
+        """Attention of rotated heads (by the fused kernel, or by :func:`attention` when the
+        weights are wanted), then Concat and W_O."""
+        if self.need_weights:
+            if is_causal:
+                mask = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool,
+                                  device=q.device).tril()
+            heads, self.attn = attention(q, k, v, mask, self.dropout)  # (b, h, q_len, d_k)
+        else:
+            dropout_p = self.dropout.p if self.training else 0.0
+            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
+        return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+
+
+__all__ = ["rotary_angles", "apply_rotary", "RotaryMultiHeadAttention"]

@@ -1,0 +1,765 @@
+# %% [markdown]
+# # 08 · A GPT — the decoder layer becomes a language model
+#
+# [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/08_gpt.ipynb) — runs in your browser; the first code cell installs the course there.
+#
+# ![Characters go in; a token embedding (plus learned or sinusoidal positions) feeds N blocks of masked self-attention and feed-forward, then a layer norm and an output layer tied to the embedding, which predicts the same characters shifted by one; the block is notebook 05's decoder layer without cross-attention; rotary positions turn queries and keys inside attention; writing samples one character at a time with 07's KV cache](attachment:08_gpt.png)
+#
+# Notebook 05's translator had two halves: an encoder that read German and a decoder that wrote
+# English. A **language model** keeps only the writer. It reads a text and, at every position,
+# predicts the next character; to write, it samples a character, appends it and predicts again.
+# GPT-2, Llama and their relatives are this model, scaled up. Here it is built from the blocks of
+# notebooks 04–07, trained on your CPU in about ten seconds on a corpus that ships with the
+# course, and put to work writing stories.
+#
+# **In this notebook you will learn**
+# - why dropping cross-attention from the decoder layer leaves a *decoder-only* model, and why
+#   **next-token prediction** — targets = inputs shifted by one — is all its training needs
+#   (exercise: the loss);
+# - characters as tokens, and what a small **byte-pair encoding** changes (vocabulary against
+#   sequence length), measured;
+# - **bits per character**, and the bigram and trigram baselines a model must beat;
+# - the model: embeddings, positions, a stack of pre-norm blocks equal to PyTorch's
+#   `nn.TransformerEncoderLayer` with a causal mask, a final norm, and **weight tying**;
+# - positions three ways — learned, sinusoidal, **rotary** (exercise) — how fast each learns, and
+#   what happens past the trained length;
+# - training with a **learning-rate warm-up**, and what goes wrong without one;
+# - writing: greedy decoding, **temperature and top-k** (exercise, and a widget), with notebook
+#   07's **KV cache**: the same text, faster;
+# - what the heads look at while the model writes.
+
+# %% attncourse={"setup": "install"}
+# Installs the course package when this kernel does not have it (Colab, a fresh
+# environment); does nothing when it is installed. Works in JupyterLab, VS Code, Colab.
+import importlib.util
+
+if importlib.util.find_spec("attncourse") is None:
+    from IPython import get_ipython
+
+    get_ipython().run_line_magic("pip", "install --quiet git+https://github.com/attncourse/attncourse@main")
+
+# %%
+import math
+import re
+import textwrap
+import timeit
+
+import ipywidgets as widgets
+import matplotlib.pyplot as plt
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import attncourse as ac
+from attncourse import check, gpt, hint, quiz, rope, solution, viz
+from attncourse.layers import attention_weights_kept, sinusoidal_positions
+from attncourse.stories import tiny_stories
+
+torch.manual_seed(0)
+torch.set_num_threads(1)  # small matrices: one thread is as fast, and never waits for a busy core
+viz.setup()
+
+# %% [markdown]
+# ## 1 · The corpus: stories written by code
+#
+# A language model learns from running text, and the course downloads nothing. Public-domain books
+# would do, but none ships with Python or PyTorch, and the standard library's own source code
+# differs from one Python version to the next. So `tiny_stories()` **writes** its corpus: a small
+# story grammar (in `attncourse/stories.py`) draws an opening, a hero with a name, a home and a
+# pastime, something found or lost, a friend met on the way, some dialogue, a journey and an
+# ending. The text is the course's own, under its MIT licence, and Python's seeded
+# `random.Random` draws the same choices everywhere, so every learner gets the same text, byte for
+# byte — the fingerprint below proves it. The last tenth of the stories is the **validation**
+# text, never trained on.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+corpus = tiny_stories()
+print(corpus)
+print("fingerprint (SHA-256):", corpus.sha256[:16], "— the same on every machine")
+first_story = corpus.train.split("\n\n")[0]
+
+
+def show_text(text):
+    # each paragraph (story) wrapped to 96 characters
+    print("\n\n".join(textwrap.fill(paragraph, 96) for paragraph in text.split("\n\n")))
+
+
+show_text(first_story)
+
+# %% [markdown]
+# The stories are simple, but they have what a language model feeds on: words to spell, phrases
+# that recur, and **long-range** facts. The hero's name comes back ten sentences later, *he* or
+# *she* must agree with it, and the lost object must be the one that is found. A model that only
+# sees the last two characters cannot know any of that; attention can look back and find it.
+#
+# ## 2 · From the decoder layer to a decoder-only model
+#
+# Notebook 05's decoder layer had three sublayers: masked self-attention over the words written so
+# far, cross-attention into the encoder's reading of the German sentence, and a feed-forward
+# network. With no source sentence there is nothing to cross-attend to. Drop that sublayer, and
+# what is left is **masked self-attention + feed-forward** — exactly notebook 05's
+# `EncoderLayer`, given the **causal mask** so that no position sees the characters after it. A
+# GPT is a stack of these blocks between an embedding and an output layer.
+#
+# What does it learn? The same thing the translator's decoder learned under teacher forcing:
+# *at every position, the next token*. The difference is that nothing else is needed — no
+# labels, no second language. Any text is its own training data.
+#
+# ## 3 · Characters as tokens
+#
+# The simplest tokens are characters. The vocabulary is every character of the training text:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+tok = gpt.CharTokenizer(corpus.train)
+train_ids, val_ids = tok.encode(corpus.train), tok.encode(corpus.validation)
+print(f"{len(tok)} characters:", repr("".join(tok.itos)))
+ids = tok.encode("Once upon a time")
+print("ids: ", ids.tolist())
+print("back:", repr(tok.decode(ids)))
+print(f"{len(train_ids):,} training and {len(val_ids):,} validation tokens")
+
+# %% [markdown]
+# Fifty-two symbols, and the model must learn to spell every word. Real models use larger
+# tokens: a **byte-pair encoding** (BPE) starts from the characters and repeatedly merges the most
+# frequent adjacent pair into a new token — `h` + `e` → `he`, then ` t` + `he` → ` the` — so that
+# frequent words become one token each. `gpt.BytePairEncoding(text, merges)` learns such merges on
+# the training text (inside words and the space before them, as GPT-2 does). What do they change?
+
+# %%
+# NBVAL_CHECK_OUTPUT
+print("merges  vocabulary  validation tokens  characters per token  embedding parameters")
+for merges in (0, 50, 200, 500):
+    bpe = gpt.BytePairEncoding(corpus.train, merges)
+    n_tokens = len(bpe.encode(corpus.validation))
+    print(f"{merges:>6}  {len(bpe):>10}  {n_tokens:>17,}  {len(corpus.validation) / n_tokens:>20.2f}"
+          f"  {len(bpe) * 64:>20,}")
+print(bpe.tokens(first_story[:58]))
+
+# %% [markdown]
+# The trade is measured above. With 500 merges a token is 3.68 characters on average: a window of
+# 128 tokens holds 3.68 times more story, and the $T \times T$ attention matrix for the same text
+# is $3.68^2 \approx 13.5$ times smaller. The price is a vocabulary ten times larger — more rows
+# in the embedding and the output layer, each seen less often in training — and tokens the model
+# cannot look inside (it never learns that ` named` and ` name` share four letters). GPT-2 settled
+# on 50,257 tokens. This notebook stays with characters: a small vocabulary, a model that learns
+# spelling in seconds, and every prediction easy to read.
+#
+# ## 4 · Next-token prediction: the whole training signal
+#
+# A training example is any window of the text. The model reads it and, at **every** position t,
+# outputs scores (logits) for the character at t + 1. The targets are the inputs shifted by one:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+window = train_ids[:24]
+def show(ids):
+    return " ".join("␣" if c == " " else c for c in tok.decode(ids))
+
+
+print("position t reads ...", show(window[:-1]))
+print("... and must guess  ", show(window[1:]))
+
+
+# %% [markdown]
+# One window of 128 characters is 127 training examples at once — each position only sees the
+# ones before it, thanks to the causal mask, so none of them can cheat. The loss is the mean
+# cross-entropy of all these guesses, exactly the translator's loss.
+#
+# **Exercise `next_token_loss`.** The model read `tokens` `(batch, seq)` and returned `logits`
+# `(batch, seq, vocab)`, where position t scores the token at t + 1. Return the mean cross-entropy
+# (`F.cross_entropy`, natural log) of the guesses at positions 0 … seq − 2 against tokens 1 …
+# seq − 1. The last position has no next token to be scored against.
+
+# %% attncourse={"exercise": "next_token_loss"} tags=["exercise"]
+def next_token_loss(logits, tokens):
+    """Mean cross-entropy of the guesses at positions 0 .. seq-2 against tokens 1 .. seq-1."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("next_token_loss", next_token_loss)
+
+# %% [markdown]
+# ## 5 · Bits per character, and what two characters of context achieve
+#
+# A loss in nats divided by $\ln 2$ is in **bits**: bits per character (bpc) is the average number
+# of yes/no questions the model needs to pin down the next character. A model that knows nothing
+# needs $\log_2 52 \approx 5.7$. Before training anything, what can simple counting do?
+#
+# An **n-gram** model predicts the next character from the previous n − 1 alone, by counting in
+# the training text how often each character followed them: a **bigram** looks at one character,
+# a **trigram** at two. Combinations never seen in training borrow from the shorter context
+# (Witten–Bell interpolation, which has nothing to tune). `gpt.ngram_bits_per_char` counts on the
+# training text and scores the validation text — the same split the model will be scored on:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+unigram, bigram, trigram = (gpt.ngram_bits_per_char(train_ids, val_ids, n, len(tok)) for n in (1, 2, 3))
+print(f"knowing nothing: {math.log2(len(tok)):.2f} bits per character")
+print(f"unigram (letter frequencies): {unigram:.2f}")
+print(f"bigram (one character back):  {bigram:.2f}")
+print(f"trigram (two characters back): {trigram:.2f}")
+
+# %% [markdown]
+# Each character of context buys more than a bit. Counting cannot go much further: with three or
+# four characters of context most combinations are rare or unseen, and the counts stop being
+# reliable. A transformer *learns* which earlier characters matter — the previous letters of the
+# word, and far back, a name — and looks at them, however far back they are.
+#
+# ## 6 · The model
+#
+# `gpt.GPT(config)` puts it together:
+#
+# 1. a **token embedding**, one vector of `d_model` numbers per character;
+# 2. **positions** (section 7);
+# 3. `n` **blocks**, each an `EncoderLayer` (pre-norm: $x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))$)
+#    of masked multi-head self-attention and a feed-forward network, run with the causal mask;
+# 4. a final **layer norm** (pre-norm leaves the residual sum unnormalised);
+# 5. an **output layer** from `d_model` to one logit per character of the vocabulary.
+#
+# Ours: 2 blocks, `d_model` 64, 4 heads of 16, `d_ff` 256, a context of 128 characters.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+config = gpt.GPTConfig(vocab_size=len(tok), context=128, d_model=64, h=4, n=2, d_ff=256,
+                       positions="rotary")
+torch.manual_seed(0)
+model = gpt.GPT(config)
+print(f"{model.num_parameters():,} parameters")
+print("a block is notebook 05's", type(model.blocks[0]).__name__, "with",
+      type(model.blocks[0].self_attn).__name__)
+print("output layer and embedding share one matrix:", model.head.weight is model.embed.weight)
+untied = gpt.GPT(gpt.GPTConfig(**{**vars(config), "tie_weights": False}))
+print(f"without tying: {untied.num_parameters():,} parameters "
+      f"(+{untied.num_parameters() - model.num_parameters():,} = {len(tok)} × 64)")
+
+# %% [markdown]
+# **Weight tying.** The embedding maps a character to a vector; the output layer scores a vector
+# against every character. Using *one* matrix $E$ for both — logits $= h\,E^\top$ — says that a
+# hidden state close to a character's embedding predicts that character, and saves a
+# vocabulary × `d_model` matrix. For our 52 characters that is 3,328 parameters, 3% of the model.
+# For GPT-2 (50,257 tokens × 768) it is 38.6 million, almost a third of its 124 million.
+#
+# **The block equals PyTorch's.** With plain (not rotary) attention, one block is an
+# `EncoderLayer`, and notebook 05's `from_torch` copies the weights of a
+# `nn.TransformerEncoderLayer(norm_first=True)` into one. Given the same causal mask — PyTorch's
+# boolean masks mean *blocked*, so we pass its own `generate_square_subsequent_mask` — both compute
+# the same function:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+torch.manual_seed(0)
+torch_block = nn.TransformerEncoderLayer(64, 4, dim_feedforward=256, dropout=0.0,
+                                         batch_first=True, norm_first=True).eval()
+our_block = ac.EncoderLayer.from_torch(torch_block)  # the same weights
+x = torch.randn(2, 10, 64)  # (batch, seq, d_model)
+with torch.no_grad():
+    ours = our_block(x, ac.causal_mask(10))
+    theirs = torch_block(x, src_mask=nn.Transformer.generate_square_subsequent_mask(10),
+                         is_causal=True)
+print("one block equals nn.TransformerEncoderLayer(norm_first=True) with a causal mask:",
+      torch.allclose(ours, theirs, atol=1e-5))
+
+# %% [markdown]
+# An untrained model spreads its guesses evenly: its loss is $\ln 52 \approx 3.95$ nats, 5.7 bits
+# per character — worse than counting letters.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+batch = gpt.random_windows(train_ids, 128, 16, torch.Generator().manual_seed(0))  # (16, 128)
+with torch.no_grad():
+    logits = model(batch)  # (batch, seq, vocab)
+    loss = gpt.next_token_loss(logits, batch).item()
+print("logits:", tuple(logits.shape), "(batch, seq, vocabulary)")
+print(f"untrained loss within 0.05 of ln {len(tok)} = {math.log(len(tok)):.2f}:",
+      abs(loss - math.log(len(tok))) < 0.05)
+
+# %% [markdown]
+# ## 7 · Positions three ways
+#
+# Attention compares contents; without positions a causal model still knows *how many* characters
+# came before (it can count them through the mask), but not easily *which* came just before —
+# the thing a character model needs most. Three ways to tell it:
+#
+# - **learned**: a table of one trainable vector per position, added to the embeddings (GPT-2).
+#   Simple — and it has no row for a position it was not trained on;
+# - **sinusoidal**: notebook 05's sines and cosines, added the same way (scaled to the size of
+#   the embeddings at initialisation, 0.02: at their own size they drown the characters);
+# - **rotary** (RoPE, Su et al. 2021; Llama and most recent models): nothing is added. Inside
+#   every attention layer each query and key is **rotated** by an angle proportional to its
+#   position: the features are taken in pairs $(x_{2i}, x_{2i+1})$ — points in a plane — and pair
+#   $i$ at position $m$ is turned by $m\,\theta_i$, with $\theta_i = 10000^{-2i/d}$:
+#
+# $$\begin{pmatrix} x'_{2i} \\ x'_{2i+1} \end{pmatrix} =
+# \begin{pmatrix} \cos m\theta_i & -\sin m\theta_i \\ \sin m\theta_i & \cos m\theta_i \end{pmatrix}
+# \begin{pmatrix} x_{2i} \\ x_{2i+1} \end{pmatrix}$$
+#
+# Rotations keep lengths, and turning $q$ by $m\theta$ and $k$ by $n\theta$ changes their dot
+# product exactly as turning $q$ alone by $(m-n)\theta$: **the score depends on the contents and
+# on the distance $m - n$ only**. "The character just before me" is the same question at every
+# position.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+g = torch.Generator().manual_seed(0)
+q, k = torch.randn(1, 16, generator=g), torch.randn(1, 16, generator=g)  # one query, one key, d = 16
+
+
+def rotary_score(m, n):
+    # q at position m, k at position n
+    return (rope.apply_rotary(q, torch.tensor([m])) @ rope.apply_rotary(k, torch.tensor([n])).T).item()
+
+
+three_apart = [rotary_score(m, m - 3) for m in (3, 10, 100, 1000)]
+print("query 3 positions after the key, at 3, 10, 100 and 1000: one score:",
+      max(three_apart) - min(three_apart) < 1e-3)
+print("the key 3 positions after the query instead: another score:",
+      abs(rotary_score(0, 3) - three_apart[0]) > 1e-3)
+print("rotation keeps lengths:",
+      torch.allclose(rope.apply_rotary(q, torch.tensor([1000])).norm(), q.norm()))
+
+# %%
+print("scores:", [round(s, 3) for s in three_apart], "vs", round(rotary_score(0, 3), 3),
+      "without rotation:", round((q @ k.T).item(), 3))
+
+
+# %% [markdown]
+# **Exercise `apply_rotary`.** Rotate each feature pair `(x[..., 2i], x[..., 2i+1])` of `x`
+# `(..., seq, d)` by the angle `positions[m] · base^(-2i/d)`, where `positions` `(seq,)` holds the
+# position of each row (after a KV cache of 5 tokens the new ones sit at 5, 6, …). Return a tensor
+# of the same shape, each rotated pair in its place.
+
+# %% attncourse={"exercise": "apply_rotary"} tags=["exercise"]
+def apply_rotary(x, positions, base=10000.0):
+    """Rotate each feature pair (x[..., 2i], x[..., 2i+1]) of x (..., seq, d) by the angle
+    positions[m] * base ** (-2i / d); positions is (seq,)."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("apply_rotary", apply_rotary)
+
+# %% [markdown]
+# `rope.RotaryMultiHeadAttention` is `MultiHeadAttention` with this one step added after the
+# projection — the rest of the model does not change. Now a fair race: three small models, equal
+# but for their positions, each trained for 200 steps on windows of **32** characters (a few
+# seconds each). Then each reads windows of 128 — four times longer than anything it saw.
+
+# %%
+short = {}
+for kind in ("learned", "sinusoidal", "rotary"):
+    torch.manual_seed(0)
+    m = gpt.GPT(gpt.GPTConfig(len(tok), context=32, positions=kind))
+    h = gpt.train_lm(m, train_ids, steps=200, batch_size=16, lr=1e-2, warmup=20, progress=False)
+    short[kind] = m
+    print(f"{kind:>10}: {gpt.bits_per_char(gpt.evaluate_loss(m, val_ids)):.2f} bits per character "
+          f"on validation ({h.seconds:.1f} s)")
+
+# %% attncourse={"alt": "Bits per character at each position of a window for three models trained on windows of 32 characters: learned positions stop at 32; sinusoidal and rotary go on to 128, and both get worse past the trained length, rotary the most; a dotted line marks the trigram baseline."}
+by_position = {kind: gpt.position_losses(short[kind], val_ids, 128 if kind != "learned" else 32)
+               / math.log(2) for kind in short}  # bits, for each position of the window
+fig, ax = plt.subplots(figsize=(7, 3))
+for kind, bits in by_position.items():
+    ax.plot(range(1, len(bits) + 1), bits, label=kind)
+ax.axvline(32, color="grey", ls="--")
+ax.axhline(trigram, color="black", lw=0.8, ls=":", label="trigram")
+ax.text(33, ax.get_ylim()[1] * 0.95, "trained on 32 characters", va="top", fontsize=9)
+ax.set_xlabel("position in the window (characters read)")
+ax.set_ylabel("bits per character")
+ax.set_ylim(0, 6)
+ax.legend(loc="lower right");
+
+# %%
+# NBVAL_CHECK_OUTPUT
+inside = {kind: bits[:31].mean().item() for kind, bits in by_position.items()}  # positions 1-31
+far = {kind: by_position[kind][63:].mean().item() for kind in ("sinusoidal", "rotary")}  # 64-127
+print("within the trained 32 characters, rotary learned best (by over 0.3 bits):",
+      inside["rotary"] < min(inside["learned"], inside["sinusoidal"]) - 0.3)
+print("past twice the trained length, sinusoidal and rotary both get worse (by over 0.25 bits):",
+      all(far[k] > inside[k] + 0.25 for k in far))
+try:
+    short["learned"](val_ids[:33].unsqueeze(0))
+except ac.CourseError as error:
+    print("learned, 33 characters:", error)
+
+# %% [markdown]
+# Three measured answers:
+#
+# - **Rotary learns fastest.** With the same steps it is well ahead inside the trained length: a
+#   head that wants "the previous character" asks the same question at every position, while
+#   with learned or added sinusoidal positions it must learn it position by position.
+# - **Learned positions cannot go past their table**, not even by one character.
+# - **Sinusoidal and rotary run at any length, but neither really extrapolates**: the loss climbs
+#   once the window outgrows what the model was trained on, and rotary, best inside, degrades
+#   sharply far outside. Long-context models therefore train on long texts, and when they must go
+#   further they stretch the rotary angles (position interpolation, NTK scaling, YaRN) rather
+#   than rely on extrapolation.
+#
+# How does each tell positions apart? Below, for 32 positions: the learned table's vectors compared
+# with each other (cosine similarity, after training), the sinusoidal vectors' dot products, and
+# the rotary score of one fixed query and key placed at every pair of positions. Only the last is
+# constant along every diagonal — it depends on the distance alone.
+
+# %% attncourse={"alt": "Three 32 by 32 heatmaps of positions against positions: the learned position vectors' cosine similarity, high near the diagonal; the sinusoidal vectors' dot products, largest on the diagonal and falling off with distance; the rotary score of one query and key at every pair of positions, constant along each diagonal."}
+learned_table = F.normalize(short["learned"].position.weight.detach(), dim=-1)  # (32, 64)
+sines = sinusoidal_positions(32, 64)
+rotary_scores = torch.tensor([[rotary_score(m, n) for n in range(32)] for m in range(32)])
+fig, axes = plt.subplots(1, 3, figsize=(11, 3.4))
+viz.heatmap(learned_table @ learned_table.T, ax=axes[0], title="learned: cosine similarity",
+            xlabel="position", ylabel="position", cmap="RdBu", vmin=-1, vmax=1,
+            colorbar_label="cosine similarity")
+viz.heatmap(sines @ sines.T, ax=axes[1], title="sinusoidal: PE · PEᵀ", xlabel="position",
+            ylabel="position", colorbar_label="dot product")
+viz.heatmap(rotary_scores, ax=axes[2], title="rotary: score of q at m, k at n", xlabel="key n",
+            ylabel="query m", cmap="RdBu", colorbar_label="score q·k")
+fig.tight_layout()
+
+# %% [markdown]
+# ## 8 · Training, with a warm-up
+#
+# The recipe is notebook 05's: Adam, and a learning rate that **rises linearly** over the first
+# 30 steps to its peak, 0.01, then **decays linearly** to zero at the last step. Why warm up? At
+# the first steps Adam's estimate of each gradient's size rests on one or two samples, and each
+# step moves every weight by about the full learning rate, whatever its gradient — in a direction
+# the random initial model chose. A high rate taken at once knocks the model into a poor region
+# it spends the rest of training climbing out of. The course claims it matters; here is the
+# evidence. First the real run: 300 steps of 16 windows of 128 characters, the validation loss
+# measured every 50 steps.
+
+# %%
+torch.manual_seed(0)
+model = gpt.GPT(config)
+history = gpt.train_lm(model, train_ids, val_ids, steps=300, batch_size=16, lr=1e-2, warmup=30,
+                       log_every=50)
+
+# %% [markdown]
+# Beside it, the same model from the same initial weights and the same batches, with the same
+# schedule but **no warm-up** — the full 0.01 from the first step. Its first 100 steps tell the
+# story:
+
+# %% attncourse={"alt": "Three plots: the learning rate per step, rising over 30 steps then falling to zero, and without warm-up starting at its peak; the training loss of the first 100 steps, where the run without warm-up falls faster at first, then stalls above the warmed-up run; train and validation bits per character over 300 steps, falling below the bigram and trigram baselines."}
+torch.manual_seed(0)
+cold = gpt.GPT(config)
+cold_history = gpt.train_lm(cold, train_ids, steps=100, schedule=300, batch_size=16, lr=1e-2,
+                            warmup=0, progress=False)
+
+
+def smooth(values, n=10):
+    return [sum(values[max(0, i - n + 1):i + 1]) / len(values[max(0, i - n + 1):i + 1])
+            for i in range(len(values))]
+
+
+fig, (left, middle, right) = plt.subplots(1, 3, figsize=(13, 3.2))
+left.plot(history.lrs, label="warm-up 30 steps")
+left.plot(cold_history.lrs, label="no warm-up (first 100 steps)")
+left.set_xlabel("step"), left.set_ylabel("learning rate"), left.legend(fontsize=8)
+left.set_title("the schedule")
+middle.plot(smooth(history.step_losses[:100]), label="warm-up")
+middle.plot(smooth(cold_history.step_losses), label="no warm-up")
+middle.set_xlabel("step"), middle.set_ylabel("training loss (nats)"), middle.legend(fontsize=8)
+middle.set_title("the first 100 steps")
+right.plot(range(1, 301), [l / math.log(2) for l in smooth(history.step_losses)], label="train")
+right.plot(history.steps, [gpt.bits_per_char(l) for l in history.val_losses], "o-",
+           label="validation")
+right.axhline(bigram, color="grey", ls=":", label="bigram")
+right.axhline(trigram, color="black", ls=":", label="trigram")
+right.set_xlabel("step"), right.set_ylabel("bits per character"), right.legend(fontsize=8)
+right.set_title("the whole run")
+fig.tight_layout()
+
+# %%
+val_bpc = gpt.bits_per_char(gpt.evaluate_loss(model, val_ids))
+print(f"training: {history.seconds:.1f} s for 300 steps")
+print(f"validation: {val_bpc:.3f} bits per character (trigram {trigram:.3f}, bigram {bigram:.3f})")
+print(f"mean training loss over steps 76-100: {sum(history.step_losses[75:100]) / 25:.2f} with "
+      f"warm-up, {sum(cold_history.step_losses[75:100]) / 25:.2f} without")
+
+# %% [markdown]
+# The last digits of these numbers move from one machine to the next (each CPU and PyTorch version
+# rounds its sums in its own order), so the course checks them within bands:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+warm_100 = sum(history.step_losses[75:100]) / 25
+cold_100 = sum(cold_history.step_losses[75:100]) / 25
+print("over steps 76-100, the run without warm-up is behind by more than 0.3 nats:",
+      cold_100 > warm_100 + 0.3)
+print("validation below the bigram baseline:", val_bpc < bigram)
+print("validation below the trigram baseline by more than half a bit per character:",
+      val_bpc < trigram - 0.5)
+
+
+# %% [markdown]
+# Without warm-up the loss falls faster for the first dozen steps — the full rate at once — and
+# then stalls, far behind its twin, which started slowly and overtook it. Both runs saw the same
+# batches from the same initial weights; only the first 30 learning rates differ. (Notebook 05 noted that pre-norm transformers *tolerate* a short warm-up
+# or none; that holds at a gentler peak rate — try `lr=3e-3` without warm-up. Warm-up is what lets
+# us use the higher rate that trains fastest.)
+#
+# The finished model predicts the validation text more than half a bit per character better than
+# the trigram. Where does the gain come from? From context the trigram cannot see. Section 7's
+# plot showed it: the loss keeps falling as a model reads the first ten or twenty characters of a
+# window — the rest of the word, and the phrase it belongs to.
+#
+# ## 9 · Writing: greedy, temperature, top-k
+#
+# To write, the model reads a prompt, turns the logits at the last position into probabilities,
+# picks a character, appends it, and repeats. **Greedy** decoding always picks the most likely
+# character. It is deterministic, and often dull or stuck in a loop. **Sampling** draws from the
+# probabilities instead, shaped by two knobs:
+#
+# - the **temperature** $\tau$: logits divided by $\tau$ before the softmax. Below 1 the gaps
+#   between logits grow and the distribution sharpens (towards greedy); above 1 it flattens
+#   (towards noise);
+# - **top-k**: only the $k$ most likely characters keep a chance; the others get probability 0,
+#   which cuts off the long tail of unlikely picks that turn a word into nonsense.
+#
+# **Exercise `next_token_probs`.** Given `logits` `(..., vocab)`, return the probabilities:
+# divide by `temperature`, and if `top_k` is not `None`, keep only the `top_k` largest logits
+# (the others become $-\infty$, so probability 0), then softmax over the last axis.
+
+# %% attncourse={"exercise": "next_token_probs"} tags=["exercise"]
+def next_token_probs(logits, temperature=1.0, top_k=None):
+    """Probabilities of the next token: logits / temperature, only the top_k largest kept
+    (all if top_k is None), then softmax over the last axis."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("next_token_probs", next_token_probs)
+
+# %% [markdown]
+# What does the model expect after *"Once upon a time, there was a little fox named "*? Every
+# name it knows — and the knobs reshape the choice:
+
+# %% attncourse={"alt": "Four bar charts of the probabilities of the 12 likeliest next characters after 'named': capital letters, the initials of names; temperature 0.5 makes the distribution steeper, 2 flatter, and top-3 leaves only three bars."}
+prompt = "Once upon a time, there was a little fox named "
+with torch.no_grad():
+    last = model(tok.encode(prompt).unsqueeze(0))[0, -1]  # (vocab,): logits of the next character
+settings = [(0.5, None), (1.0, None), (2.0, None), (1.0, 3)]
+fig, axes = plt.subplots(1, 4, figsize=(13, 2.6), sharey=True)
+top = last.topk(12).indices  # the 12 most likely characters
+for ax, (t, k) in zip(axes, settings):
+    probs = gpt.next_token_probs(last, t, k)
+    ax.bar(range(12), probs[top].tolist())
+    ax.set_xticks(range(12), ["␣" if tok.itos[i] == " " else tok.itos[i] for i in top.tolist()])
+    ax.set_title(f"temperature {t}" + (f", top-{k}" if k else ""))
+axes[0].set_ylabel("probability");
+
+# %% [markdown]
+# Capital letters at the top, the initials of the corpus's names: the model has learned that a
+# name follows *named*. Now whole stories — greedy, then sampled at temperature 0.8 with top-k 10
+# (your text will differ from the stored one wherever your machine's rounding tipped a choice).
+# Greedy text tends to fall into a loop, repeating its likeliest phrase; sampling does not, at the
+# price of more misspellings:
+
+# %%
+print("greedy:")
+show_text(gpt.write(model, tok, "Once upon a time,", 300, temperature=0))
+for seed in (1, 2):
+    print(f"\nsampled (seed {seed}):")
+    show_text(gpt.write(model, tok, "Once upon a time,", 300, temperature=0.8, top_k=10, seed=seed))
+
+# %%
+# NBVAL_CHECK_OUTPUT
+known_words = set(re.findall(r"[A-Za-z]+", corpus.train))
+samples = [gpt.write(model, tok, "Once upon a time", 400, temperature=0.8, top_k=10, seed=s)
+           for s in range(4)]
+words = [w for s in samples for w in re.findall(r"[A-Za-z]+", s)]
+share = sum(w in known_words for w in words) / len(words)
+print("in 4 samples of 400 characters, at least 85% of the words are words of the corpus:",
+      share >= 0.85)
+
+# %%
+print(f"{share:.1%} of {len(words)} words are the corpus's own")
+
+
+# %% [markdown]
+# **Try it.** Move the temperature towards 0 (greedy, repetitive) and towards 2 (inventive, then
+# garbled); switch top-k on to cut the garbling. Change the prompt — start a sentence the way the
+# stories do, *"One day, Luna"*, or one they never do.
+
+# %%
+def show_sample(prompt, temperature, top_k, seed):
+    unknown = sorted(set(prompt) - set(tok.itos))
+    if unknown:
+        print("the model does not know these characters:", unknown)
+        return
+    show_text(gpt.write(model, tok, prompt, 300, temperature=temperature,
+                        top_k=top_k or None, seed=seed))
+
+
+viz.interact(show_sample,
+             prompt=widgets.Text(value="One day, Luna", description="prompt"),
+             temperature=widgets.FloatSlider(value=0.8, min=0.05, max=2.0, step=0.05),
+             top_k=widgets.IntSlider(value=0, min=0, max=len(tok), description="top-k (0 = off)"),
+             seed=widgets.IntSlider(value=0, min=0, max=20))
+
+# %% [markdown]
+# ## 10 · The KV cache, reused
+#
+# Each new character means running the model again on the whole text so far. Notebook 07's **KV
+# cache** removes the waste: under the causal mask, the keys and values of earlier positions never
+# change, so each block keeps them, and each step runs the model on the newest character only.
+# `gpt.forward_cached(model, ids, caches, start)` does it with the model's own modules; for
+# rotary attention the cached keys are kept *already rotated* by their positions, and only the new
+# query and key are rotated. When the text outgrows the 128-character context, `generate` drops
+# the older half of the window and rebuilds the cache from the newer half — both ways, so the
+# tokens stay the same:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+prompts = val_ids[:64].reshape(4, 16)  # 4 prompts of 16 characters
+full = gpt.generate(model, prompts, 200, temperature=0, use_cache=False)
+fast = gpt.generate(model, prompts, 200, temperature=0, use_cache=True)
+print("4 texts × 200 new characters (past the 128 of the context): identical tokens:",
+      torch.equal(full, fast))
+
+# %% [markdown]
+# Faster? Best of 2 runs on this machine, writing 256 characters for 8 prompts (unchecked; your
+# numbers will differ):
+
+# %% tags=["measured"]
+prompts8 = val_ids[:128].reshape(8, 16)
+seconds = {use_cache: min(timeit.repeat(
+    lambda use_cache=use_cache: gpt.generate(model, prompts8, 256, temperature=0,
+                                             use_cache=use_cache), number=1, repeat=2))
+    for use_cache in (False, True)}
+print(f"recompute: {seconds[False] * 1e3:.0f} ms, KV cache: {seconds[True] * 1e3:.0f} ms "
+      f"→ {seconds[False] / seconds[True]:.1f}× faster")
+
+# %% [markdown]
+# The saving grows with the window: without a cache, step $t$ reruns up to 128 positions; with
+# it, one. (On a tiny model a good part of each step is Python overhead the cache cannot remove;
+# for a large model on a GPU, the cache is what makes writing long texts affordable at all.)
+#
+# ## 11 · What the heads look at
+#
+# `attention_weights_kept(model)` makes every attention layer keep its weights. Here is a short
+# line the model wrote (greedily), read back by the model, every head of both blocks: row $i$ is
+# the character whose successor is being predicted, column $j$ a character it may look at.
+
+# %% attncourse={"alt": "Two rows of four attention heatmaps, one per head of each block, over a line the model wrote: every head looks only at earlier characters (a lower triangle); some put their weight on one character a step or two back, others spread it over the recent characters."}
+line = gpt.write(model, tok, "One day, Max", 18, temperature=0)
+ids = tok.encode(line).unsqueeze(0)  # (1, seq)
+with attention_weights_kept(model), torch.no_grad():
+    model(ids)
+chars = ["␣" if c == " " else c for c in line]
+for layer, block in enumerate(model.blocks):
+    viz.heatmap_row(list(block.self_attn.attn[0]), titles=[f"block {layer}, head {h}" for h in range(4)],
+                    x_labels=chars, y_labels=chars, size=4.2, colorbar_label="attention weight")
+print(repr(line))
+
+# %%
+for layer, block in enumerate(model.blocks):
+    weights = block.self_attn.attn[0]  # (heads, seq, seq)
+    seq = weights.size(-1)
+    distance = (torch.arange(seq).unsqueeze(1) - torch.arange(seq)).clamp(min=0).float()
+    for h in range(4):
+        itself = weights[h].diagonal().mean().item()  # weight on the character itself
+        previous = weights[h].diagonal(-1).mean().item()  # on the character just before
+        reach = (weights[h] * distance).sum(-1).mean().item()  # mean distance looked back
+        print(f"block {layer}, head {h}: {itself:4.0%} on itself, {previous:4.0%} on the "
+              f"previous character, looks back {reach:.1f} characters on average")
+
+# %% [markdown]
+# In the run stored here (yours may divide the work differently) some heads put most of their
+# weight on the character itself or one or two back — the n-gram part of the job, built from
+# attention — while others hold on to one character for a stretch of rows, seen as vertical
+# stripes: a comma, or the first letter of the word being written, which tells the model
+# *which* word it is spelling. Rotary positions make such "so many characters back" patterns
+# cheap to learn.
+#
+# What has the model *not* learned? The stories repeat the hero's name many sentences later. Put
+# a hero in a prompt and ask for the name that the story's grammar says comes next:
+
+# %%
+for hero, he in (("Max", "he"), ("Luna", "she"), ("Pip", "he"), ("Greta", "she")):
+    story_so_far = (f'One day, {hero} found a shiny key. "Whose is this?" {he} wondered. On the way, '
+                    f'{he} met a frog named Finn. "Hello, Finn!" said ')
+    with torch.no_grad():
+        probs = gpt.next_token_probs(model(tok.encode(story_so_far).unsqueeze(0))[0, -1])
+    best = probs.topk(3)
+    print(f"hero {hero:<5}: the hero's initial {hero[0]} gets {probs[tok.stoi[hero[0]]]:.0%}; top 3: "
+          + ", ".join(f"{tok.itos[i]} {p:.0%}" for p, i in zip(best.values.tolist(), best.indices.tolist())))
+
+# %% [markdown]
+# In the run stored here the answer barely depends on the hero: the model gives every name about
+# its usual share. Copying a name from a hundred characters back is exactly what attention can
+# do — one head finds the earlier name, another copies what followed it — but ten seconds of
+# training on a two-block model is not enough to learn it. It is a matter of training: in our
+# runs, a four-block model trained for 1,500 steps of 32 windows (about three minutes on one CPU
+# core; `benchmarks/bench_gpt.py` measures it) gives the hero's initial most of the probability.
+#
+# ## 12 · On a GPU (optional)
+#
+# With a GPU the same code trains a model 46 times bigger, for longer, in under a minute: 6
+# blocks, `d_model` 256, 8 heads, a context of 256. This cell runs only where PyTorch sees CUDA; on
+# a CPU it says that it skipped.
+
+# %%
+if torch.cuda.is_available():
+    big_config = gpt.GPTConfig(len(tok), context=256, d_model=256, h=8, n=6, d_ff=1024)
+    torch.manual_seed(0)
+    big = gpt.GPT(big_config).cuda()
+    big_history = gpt.train_lm(big, train_ids.cuda(), steps=2000, batch_size=64, lr=3e-3,
+                               warmup=100, log_every=250)
+    big_bpc = gpt.bits_per_char(gpt.evaluate_loss(big, val_ids.cuda()))
+    print(f"{big.num_parameters():,} parameters, {big_history.seconds:.0f} s of training: "
+          f"{big_bpc:.3f} bits per character on validation (the CPU model: {val_bpc:.3f})")
+    for seed in (1, 2):
+        print()
+        show_text(gpt.write(big, tok, "Once upon a time,", 400, temperature=0.8, top_k=10,
+                            seed=seed))
+else:
+    print("Skipped: PyTorch sees no CUDA GPU here (torch.cuda.is_available() is False). On a "
+          "GPU this cell trains a 4.8-million-parameter GPT for 2,000 steps and writes with it.")
+
+# %% [markdown]
+# ## Quiz
+
+# %%
+quiz.show("08")
+
+# %% [markdown]
+# ## Summary
+# - A **decoder-only** model is notebook 05's decoder without cross-attention: blocks of masked
+#   self-attention and feed-forward (an `EncoderLayer` given the causal mask — equal to PyTorch's
+#   `nn.TransformerEncoderLayer(norm_first=True)`), between an embedding and an output layer.
+# - It trains on **next-token prediction**: targets are the inputs shifted by one, so every
+#   position of every window is an example, and any text is training data. Its loss in bits per
+#   character is compared with what counting achieves: the bigram and the trigram.
+# - **Tokens**: characters give a tiny vocabulary and long sequences; byte-pair encoding merges
+#   frequent pairs into tokens — fewer tokens per text, a larger vocabulary.
+# - **Weight tying** shares one matrix between embedding and output layer (a third of GPT-2's
+#   parameters; little for 52 characters).
+# - **Positions**: learned tables stop at their length; sinusoidal vectors are added; **rotary**
+#   embeddings rotate queries and keys so that scores depend on the distance only — measured here
+#   to learn fastest. None of the three extrapolates well past the trained length.
+# - A **warm-up** of the learning rate lets training use a high peak rate; without it the same
+#   run stalls.
+# - **Writing**: greedy, or sampling with a **temperature** (sharper below 1, flatter above) and
+#   **top-k** (cut the tail); notebook 07's **KV cache** gives the same tokens faster.
+#
+# ## Going further
+# - A. Karpathy, [*Let's build GPT: from scratch, in code, spelled out*](https://www.youtube.com/watch?v=kCc8FmEb1nY)
+#   (video) and [nanoGPT](https://github.com/karpathy/nanoGPT) — the same model on Shakespeare,
+#   on a GPU.
+# - A. Radford et al., [*Language Models are Unsupervised Multitask Learners*](https://cdn.openai.com/better-language-models/language_models_are_unsupervised_multitask_learners.pdf)
+#   (GPT-2, 2019).
+# - R. Sennrich et al., [*Neural Machine Translation of Rare Words with Subword Units*](https://arxiv.org/abs/1508.07909)
+#   (2016) — byte-pair encoding.
+# - O. Press, L. Wolf, [*Using the Output Embedding to Improve Language Models*](https://arxiv.org/abs/1608.05859)
+#   (2017) — weight tying.
+# - J. Su et al., [*RoFormer: Enhanced Transformer with Rotary Position Embedding*](https://arxiv.org/abs/2104.09864)
+#   (2021); O. Press et al., [*Train Short, Test Long*](https://arxiv.org/abs/2108.12409) (ALiBi,
+#   2022) on extrapolation; S. Chen et al., [*Extending Context Window of Large Language Models via
+#   Positional Interpolation*](https://arxiv.org/abs/2306.15595) (2023).
+# - A. Holtzman et al., [*The Curious Case of Neural Text Degeneration*](https://arxiv.org/abs/1904.09751)
+#   (2020) — why greedy text loops, and nucleus (top-p) sampling.
+# - Try: `positions="none"` (a causal model can infer positions by itself — how well?), a larger
+#   `context`, or a cosine decay instead of the linear one.
+#
+# Next: **09 · FlashAttention in Triton** — the fused attention kernel itself.

@@ -1,0 +1,199 @@
+"""Notebook 08 as learners write it: the next-token loss, temperature and top-k, and rotary
+embeddings, right and wrong, written independently of the probes in
+attncourse/exercises/nb08_gpt.py."""
+
+import math
+
+import torch
+import torch.nn.functional as F
+
+# ---------------------------------------------------------------------- next_token_loss
+
+
+def loss_ok_transpose(logits, tokens):
+    return F.cross_entropy(logits[:, :-1].transpose(1, 2), tokens[:, 1:])
+
+
+def loss_ok_nll(logits, tokens):
+    log_probs = torch.log_softmax(logits, dim=-1)[:, :-1]  # (b, t-1, v)
+    picked = log_probs.gather(-1, tokens[:, 1:].unsqueeze(-1)).squeeze(-1)
+    return -picked.mean()
+
+
+def loss_ok_reshape(logits, tokens):
+    b, t, v = logits.shape
+    return F.cross_entropy(logits[:, : t - 1].reshape(-1, v), tokens[:, 1:].reshape(-1))
+
+
+def loss_same_position(logits, tokens):
+    b, t, v = logits.shape
+    return F.cross_entropy(logits.reshape(b * t, v), tokens.reshape(b * t))
+
+
+def loss_predicts_previous(logits, tokens):
+    v = logits.size(-1)
+    return F.cross_entropy(logits[:, 1:].reshape(-1, v), tokens[:, :-1].reshape(-1))
+
+
+def loss_rolled(logits, tokens):
+    targets = torch.roll(tokens, shifts=-1, dims=1)
+    return F.cross_entropy(logits.reshape(-1, logits.size(-1)), targets.reshape(-1))
+
+
+def loss_bits(logits, tokens):
+    v = logits.size(-1)
+    return F.cross_entropy(logits[:, :-1].reshape(-1, v), tokens[:, 1:].reshape(-1)) / math.log(2)
+
+
+def loss_probabilities(logits, tokens):
+    probs = F.softmax(logits, dim=-1)
+    return F.cross_entropy(probs[:, :-1].reshape(-1, probs.size(-1)), tokens[:, 1:].reshape(-1))
+
+
+def loss_three_d(logits, tokens):
+    return F.cross_entropy(logits[:, :-1], tokens[:, 1:])
+
+
+# --------------------------------------------------------------------- next_token_probs
+
+
+def probs_ok_sort(logits, temperature=1.0, top_k=None):
+    scaled = logits / temperature
+    if top_k:
+        threshold = scaled.sort(dim=-1, descending=True).values[..., top_k - 1 : top_k]
+        scaled = torch.where(scaled >= threshold, scaled, torch.full_like(scaled, -math.inf))
+    return F.softmax(scaled, dim=-1)
+
+
+def probs_ok_scatter(logits, temperature=1.0, top_k=None):
+    scaled = logits / temperature
+    if top_k is not None:
+        values, indices = torch.topk(scaled, min(top_k, scaled.size(-1)), dim=-1)
+        scaled = torch.full_like(scaled, float("-inf")).scatter(-1, indices, values)
+    return torch.softmax(scaled, -1)
+
+
+def probs_multiplied(logits, temperature=1.0, top_k=None):
+    scaled = logits * temperature
+    if top_k is not None:
+        v, _ = torch.topk(scaled, top_k)
+        scaled[scaled < v[..., [-1]]] = -float("inf")
+    return scaled.softmax(-1)
+
+
+def probs_masked_after(logits, temperature=1.0, top_k=None):
+    p = torch.softmax(logits / temperature, dim=-1)
+    if top_k is not None:
+        v, i = torch.topk(p, top_k)
+        p = torch.zeros_like(p).scatter(-1, i, v)
+    return p
+
+
+def probs_zero_fill(logits, temperature=1.0, top_k=None):
+    scaled = logits / temperature
+    if top_k is not None:
+        v, i = torch.topk(scaled, top_k)
+        scaled = torch.zeros_like(scaled).scatter(-1, i, v)
+    return scaled.softmax(-1)
+
+
+def probs_index_k(logits, temperature=1.0, top_k=None):
+    scaled = logits / temperature
+    if top_k is not None and top_k < scaled.size(-1):
+        kth = scaled.sort(dim=-1, descending=True).values[..., top_k].unsqueeze(-1)
+        scaled = scaled.masked_fill(scaled < kth, -math.inf)
+    return scaled.softmax(dim=-1)
+
+
+def probs_no_top_k(logits, temperature=1.0, top_k=None):
+    return torch.softmax(logits / temperature, dim=-1)
+
+
+# ------------------------------------------------------------------------- apply_rotary
+
+
+def rotary_ok_complex(x, positions, base=10000.0):
+    d = x.size(-1)
+    theta = 1.0 / base ** (torch.arange(0, d, 2).float() / d)
+    angles = torch.outer(positions.float(), theta)
+    turn = torch.polar(torch.ones_like(angles), angles)  # e^{i angle}
+    pairs = torch.view_as_complex(x.float().reshape(*x.shape[:-1], d // 2, 2).contiguous())
+    return torch.view_as_real(pairs * turn).flatten(-2).to(x.dtype)
+
+
+def rotary_ok_matrix(x, positions, base=10000.0):
+    d = x.size(-1)
+    out = torch.empty_like(x)
+    for i in range(d // 2):
+        a = positions.float() * base ** (-2 * i / d)  # (seq,)
+        c, s = torch.cos(a).unsqueeze(-1), torch.sin(a).unsqueeze(-1)
+        pair = x[..., 2 * i : 2 * i + 2]
+        out[..., 2 * i : 2 * i + 1] = pair[..., :1] * c - pair[..., 1:] * s
+        out[..., 2 * i + 1 : 2 * i + 2] = pair[..., :1] * s + pair[..., 1:] * c
+    return out
+
+
+def rotary_rotate_half(x, positions, base=10000.0):
+    d = x.size(-1)
+    inv_freq = 1.0 / (base ** (torch.arange(0, d, 2).float() / d))
+    freqs = torch.outer(positions.float(), inv_freq)
+    emb = torch.cat((freqs, freqs), dim=-1)
+    x1, x2 = x[..., : d // 2], x[..., d // 2 :]
+    rotated = torch.cat((-x2, x1), dim=-1)
+    return x * emb.cos() + rotated * emb.sin()
+
+
+def rotary_minus_sign(x, positions, base=10000.0):
+    d = x.size(-1)
+    theta = base ** (-torch.arange(0, d, 2).float() / d)
+    a = positions[:, None].float() * theta
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    y1 = x1 * a.cos() + x2 * a.sin()
+    y2 = -x1 * a.sin() + x2 * a.cos()
+    return torch.stack((y1, y2), -1).reshape(x.shape)
+
+
+def rotary_cat_halves(x, positions, base=10000.0):
+    d = x.size(-1)
+    theta = base ** (-torch.arange(0, d, 2).float() / d)
+    a = positions[:, None].float() * theta
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.cat((x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()), dim=-1)
+
+
+def rotary_wrong_frequency(x, positions, base=10000.0):
+    d = x.size(-1)
+    theta = base ** (-torch.arange(d // 2).float() / d)
+    a = positions[:, None].float() * theta
+    x1, x2 = x[..., ::2], x[..., 1::2]
+    return torch.stack((x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()), -1).flatten(-2)
+
+
+CORRECT = {
+    "next_token_loss": [loss_ok_transpose, loss_ok_nll, loss_ok_reshape],
+    "next_token_probs": [probs_ok_sort, probs_ok_scatter],
+    "apply_rotary": [rotary_ok_complex, rotary_ok_matrix],
+}
+WRONG = {
+    "next_token_loss": {
+        loss_same_position: "not_shifted",
+        loss_predicts_previous: "shifted_backwards",
+        loss_rolled: "wrapped_around",
+        loss_bits: "in_bits",
+        loss_probabilities: "softmax_first",
+        loss_three_d: "class_axis",
+    },
+    "next_token_probs": {
+        probs_multiplied: "times_temperature",
+        probs_masked_after: "not_renormalised",
+        probs_zero_fill: "zero_not_minus_inf",
+        probs_index_k: "one_too_many",
+        probs_no_top_k: "top_k_ignored",
+    },
+    "apply_rotary": {
+        rotary_rotate_half: "halves",
+        rotary_minus_sign: "clockwise",
+        rotary_cat_halves: "concatenated",
+        rotary_wrong_frequency: "frequency_i_over_d",
+    },
+}

@@ -1,0 +1,377 @@
+"""Notebook 08's GPT: the corpus is the same everywhere, tokenizers are lossless, the n-gram
+baselines are sound, one block equals PyTorch's encoder layer with a causal mask, the model is
+causal, rotary embeddings depend on relative positions only, and cached generation writes the
+same tokens as recomputing."""
+
+import hashlib
+import math
+import random
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import attncourse as ac
+from attncourse import gpt
+from attncourse.efficient import KVCache
+from attncourse.layers import EncoderLayer, attention_weights_kept
+from attncourse.rope import RotaryMultiHeadAttention, apply_rotary, rotary_angles
+from attncourse.stories import CHARACTERS, story, tiny_stories
+
+KINDS = ("learned", "sinusoidal", "rotary", "none")
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return tiny_stories()
+
+
+@pytest.fixture(scope="module")
+def tok(corpus):
+    return gpt.CharTokenizer(corpus.train)
+
+
+def small_gpt(vocab_size=11, positions="rotary", context=16, seed=0, dtype=torch.float64,
+              **kwargs):
+    torch.manual_seed(seed)
+    config = gpt.GPTConfig(vocab_size, context=context, d_model=16, h=2, n=2, d_ff=32,
+                           positions=positions, **kwargs)
+    return gpt.GPT(config).to(dtype).eval()
+
+
+def random_ids(batch, seq, vocab_size=11, seed=0):
+    return torch.randint(0, vocab_size, (batch, seq), generator=torch.Generator().manual_seed(seed))
+
+
+# ---------------------------------------------------------------------------- the corpus
+
+
+def test_the_corpus_is_the_same_text_on_every_machine(corpus):
+    # pinned: a change of the grammar, or of how Python draws, shows here
+    assert corpus.sha256 == "f85230ddb9cdf3648d897065e00c7ba153687ad0d3d922d0f9cb7056088c646c"
+    assert corpus.sha256 == hashlib.sha256(corpus.text.encode()).hexdigest()
+    assert tiny_stories().text == corpus.text
+    assert tiny_stories(seed=1).text != corpus.text
+
+
+def test_the_corpus_is_large_enough_and_split_between_whole_stories(corpus):
+    assert len(corpus.text.encode()) >= 100_000
+    assert corpus.train.endswith("The end.\n\n") and corpus.validation.endswith("The end.\n\n")
+    stories = corpus.text.split("\n\n")[:-1]
+    assert len(stories) == 500 and all(s.endswith("The end.") for s in stories)
+    assert len(corpus.validation.split("\n\n")[:-1]) == 50
+    assert set(corpus.validation) <= set(corpus.train)  # every character has an id
+
+
+def test_a_story_keeps_its_hero_and_pronoun():
+    rng = random.Random(3)
+    for _ in range(50):
+        sentences = story(rng)
+        name, animal, pronoun = next(c for c in CHARACTERS if f"named {c[0]}." in sentences[0])
+        assert sentences[1].startswith(pronoun.capitalize() + " lived")
+        assert sentences[-1] == "The end."
+
+
+# ---------------------------------------------------------------------------- tokenizers
+
+
+def test_characters_round_trip_and_unknown_characters_are_named(corpus, tok):
+    assert len(tok) == len(set(corpus.train)) and tok.itos == sorted(tok.itos)
+    assert tok.decode(tok.encode(corpus.validation)) == corpus.validation
+    with pytest.raises(ac.CourseError, match=r"\['5', '€'\]"):
+        tok.encode("5 €")
+
+
+def test_byte_pair_encoding_is_lossless_and_trades_vocabulary_for_length(corpus):
+    text = corpus.validation
+    lengths = []
+    for merges in (0, 30, 120):
+        bpe = gpt.BytePairEncoding(corpus.train[:40_000], merges)
+        assert len(bpe) == len(set(corpus.train[:40_000])) + merges
+        assert bpe.decode(bpe.encode(text[:5_000])) == text[:5_000]
+        assert "".join(bpe.tokens(text[:2_000])) == text[:2_000]
+        lengths.append(len(bpe.encode(text[:5_000])))
+    assert lengths[0] == 5_000 and lengths[0] > lengths[1] > lengths[2]
+
+
+def test_byte_pair_merges_the_most_frequent_pair_first():
+    bpe = gpt.BytePairEncoding("aab aab aab ab", 2)
+    assert bpe.merges[0] == ("a", "b")  # 4 times, more than any other pair
+    assert bpe.tokens("aab") == ["a", "ab"] or bpe.tokens("aab") == ["aab"]
+    assert gpt.BytePairEncoding("aab aab aab ab", 2).merges == bpe.merges  # deterministic
+
+
+# ------------------------------------------------------------------ next-token loss
+
+
+def test_next_token_loss_is_the_cross_entropy_of_inputs_against_inputs_shifted_by_one():
+    logits, tokens = torch.randn(3, 7, 5), random_ids(3, 7, 5)
+    expected = F.cross_entropy(logits[:, :-1].reshape(-1, 5), tokens[:, 1:].reshape(-1))
+    assert torch.allclose(gpt.next_token_loss(logits, tokens), expected)
+    assert gpt.bits_per_char(math.log(2)) == pytest.approx(1.0)
+    assert gpt.bits_per_char(1.0, tokens=1, chars=4) == pytest.approx(0.25 / math.log(2))
+
+
+# ------------------------------------------------------------------ n-gram baselines
+
+
+def test_ngram_models_know_what_their_context_determines():
+    periodic = torch.tensor([0, 1, 2] * 400)  # the next id follows from the last one
+    assert gpt.ngram_bits_per_char(periodic, periodic[:300], 2, 3) < 0.01
+    uniform = torch.randint(0, 4, (20_000,), generator=torch.Generator().manual_seed(0))
+    for n in (1, 2, 3):  # nothing to learn: about log2(4) = 2 bits whatever the context
+        assert gpt.ngram_bits_per_char(uniform[:18_000], uniform[18_000:], n, 4) == \
+            pytest.approx(2.0, abs=0.05)
+
+
+def test_ngram_probabilities_are_distributions_even_for_unseen_contexts():
+    train, V = torch.tensor([0, 1, 0, 1, 2, 0]), 5  # ids 3 and 4 never occur
+    for n in (1, 2, 3):
+        total = 0.0
+        for nxt in range(V):  # P(next | context "4 3"), a context never seen
+            val = torch.tensor([4, 3, nxt][3 - n:])
+            total += 2 ** -gpt.ngram_bits_per_char(train, val, n, V)
+        assert total == pytest.approx(1.0)
+
+
+def test_longer_contexts_predict_the_stories_better(corpus, tok):
+    train, val = tok.encode(corpus.train), tok.encode(corpus.validation)
+    uni, bi, tri = (gpt.ngram_bits_per_char(train, val, n, len(tok)) for n in (1, 2, 3))
+    assert math.log2(len(tok)) > uni > bi > tri > 1.0
+
+
+# ------------------------------------------------------------------------------ the model
+
+
+def test_one_block_equals_pytorchs_encoder_layer_with_a_causal_mask():
+    torch.manual_seed(0)
+    theirs = nn.TransformerEncoderLayer(16, 4, dim_feedforward=32, dropout=0.0, batch_first=True,
+                                        norm_first=True).double().eval()
+    ours = EncoderLayer.from_torch(theirs).double()
+    x = torch.randn(3, 9, 16, dtype=torch.float64)
+    mask = nn.Transformer.generate_square_subsequent_mask(9, dtype=torch.float64)
+    with torch.no_grad():
+        assert torch.allclose(ours(x, ac.causal_mask(9)),
+                              theirs(x, src_mask=mask, is_causal=True), atol=1e-10)
+
+
+def test_the_gpts_blocks_are_encoder_layers_with_plain_attention_unless_rotary():
+    for kind in KINDS:
+        model = small_gpt(positions=kind)
+        attention = type(model.blocks[0].self_attn)
+        assert isinstance(model.blocks[0], EncoderLayer)
+        assert (attention is RotaryMultiHeadAttention) == (kind == "rotary")
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_no_logit_depends_on_a_later_token(kind):
+    model = small_gpt(positions=kind)
+    ids = random_ids(2, 12)
+    with torch.no_grad():
+        base = model(ids)
+        for j in range(12):
+            changed = ids.clone()
+            changed[:, j] = (changed[:, j] + 1) % 11
+            diff = (model(changed) - base).abs().amax(dim=(0, 2))  # (seq,)
+            assert diff[:j].max().item() == 0.0 if j else True
+            assert diff[j:].max() > 0
+
+
+def test_weight_tying_shares_one_matrix_and_saves_vocabulary_times_d_model():
+    tied, untied = small_gpt(), small_gpt(tie_weights=False)
+    assert tied.head.weight is tied.embed.weight
+    assert untied.num_parameters() - tied.num_parameters() == 11 * 16
+    with torch.no_grad():
+        tied.embed.weight[3, 0] += 1.0  # one matrix: the output layer changes too
+    assert tied.head.weight[3, 0] == tied.embed.weight[3, 0]
+
+
+def test_an_untrained_model_guesses_evenly():
+    model = small_gpt(vocab_size=52, dtype=torch.float32)
+    ids = random_ids(4, 16, 52)
+    with torch.no_grad():
+        loss = gpt.next_token_loss(model(ids), ids).item()
+    assert loss == pytest.approx(math.log(52), abs=0.05)
+
+
+def test_learned_positions_stop_at_the_context_and_the_others_go_on():
+    ids = random_ids(1, 40)
+    with pytest.raises(ac.CourseError, match="16 positions only"):
+        small_gpt(positions="learned")(ids)
+    for kind in ("sinusoidal", "rotary", "none"):
+        with torch.no_grad():
+            assert small_gpt(positions=kind)(ids).shape == (1, 40, 11)
+    losses = gpt.position_losses(small_gpt(positions="rotary"), random_ids(1, 200)[0], 40)
+    assert losses.shape == (39,) and torch.isfinite(losses).all()
+
+
+def test_bad_inputs_get_one_sentence():
+    with pytest.raises(ac.CourseError, match="positions should be one of"):
+        gpt.GPT(gpt.GPTConfig(10, positions="absolute"))
+    with pytest.raises(ac.CourseError, match=r"\(batch, seq\) tensor of token ids"):
+        small_gpt()(torch.randn(2, 5))
+    with pytest.raises(ac.CourseError, match="temperature must be positive"):
+        gpt.next_token_probs(torch.randn(5), temperature=0)
+
+
+# ---------------------------------------------------------------------------- rotary
+
+
+def test_rotary_scores_depend_on_the_distance_only():
+    g = torch.Generator().manual_seed(0)
+    q, k = torch.randn(1, 32, generator=g, dtype=torch.float64), torch.randn(
+        1, 32, generator=g, dtype=torch.float64)
+
+    def score(m, n):
+        return (apply_rotary(q, torch.tensor([m])) @ apply_rotary(k, torch.tensor([n])).T).item()
+
+    for m, n in [(5, 2), (7, 7), (0, 9), (40, 3)]:
+        for shift in (1, 17, 500):
+            assert score(m + shift, n + shift) == pytest.approx(score(m, n), abs=1e-9)
+        # ... and equal to rotating the query alone by the distance
+        assert score(m, n) == pytest.approx(score(m - n, 0) if m >= n else score(0, n - m),
+                                            abs=1e-9)
+    assert score(5, 2) != pytest.approx(score(2, 5), abs=1e-3)  # the sign of the distance counts
+
+
+def test_rotary_keeps_lengths_and_position_zero_changes_nothing():
+    x = torch.randn(2, 3, 6, 8, dtype=torch.float64)
+    positions = torch.tensor([0, 1, 2, 10, 100, 1000])
+    rotated = apply_rotary(x, positions)
+    pairs = lambda t: t.unflatten(-1, (4, 2)).norm(dim=-1)  # noqa: E731 -- each pair's length
+    assert torch.allclose(pairs(rotated), pairs(x))
+    assert torch.equal(rotated[..., 0, :], x[..., 0, :])
+    angles = rotary_angles(torch.tensor([1]), 8)
+    assert torch.allclose(angles, torch.tensor([[1.0, 0.1, 0.01, 0.001]]))
+
+
+def test_rotary_attention_with_weights_equals_the_fused_kernel_and_is_causal():
+    torch.manual_seed(0)
+    mha = RotaryMultiHeadAttention(16, 4).double().eval()
+    x = torch.randn(2, 7, 16, dtype=torch.float64)
+    with torch.no_grad():
+        fused = mha(x, mask=ac.causal_mask(7))
+        fused_flag = mha(x, is_causal=True)
+        with attention_weights_kept(mha):
+            kept = mha(x, mask=ac.causal_mask(7))
+            assert mha.attn.shape == (2, 4, 7, 7) and mha.attn.triu(1).abs().max() == 0
+            kept_flag = mha(x, is_causal=True)
+    assert torch.allclose(fused, kept, atol=1e-10) and torch.allclose(fused_flag, fused)
+    assert torch.allclose(kept_flag, kept, atol=1e-10)
+    with torch.no_grad():  # positions shifted together: the same output
+        assert torch.allclose(mha(x, is_causal=True, positions=torch.arange(7) + 50), fused,
+                              atol=1e-9)
+
+
+# ------------------------------------------------------------------------------ sampling
+
+
+def test_next_token_probs_temperature_and_top_k():
+    logits = torch.tensor([[2.0, 1.0, 0.5, -1.0], [0.0, 3.0, 1.0, 2.0]])
+    probs = gpt.next_token_probs(logits)
+    assert torch.allclose(probs, logits.softmax(-1)) and torch.allclose(probs.sum(-1),
+                                                                         torch.ones(2))
+    sharp, flat = gpt.next_token_probs(logits, 0.5), gpt.next_token_probs(logits, 2.0)
+    assert (sharp.amax(-1) > probs.amax(-1)).all() and (flat.amax(-1) < probs.amax(-1)).all()
+    top2 = gpt.next_token_probs(logits, top_k=2)
+    assert torch.equal(top2 > 0, torch.tensor([[True, True, False, False],
+                                               [False, True, False, True]]))
+    assert torch.allclose(top2.sum(-1), torch.ones(2))
+    assert torch.equal(gpt.next_token_probs(logits, top_k=1),
+                       F.one_hot(logits.argmax(-1), 4).float())
+    assert torch.allclose(gpt.next_token_probs(logits, top_k=10), probs)
+
+
+# --------------------------------------------------------------- generation and the cache
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cached_forward_gives_the_logits_of_the_whole_text(kind):
+    model = small_gpt(positions=kind)
+    ids = random_ids(2, 14)
+    caches = [KVCache() for _ in model.blocks]
+    with torch.no_grad():
+        full = model(ids)
+        parts = [gpt.forward_cached(model, ids[:, :5], caches, 0)]  # a prompt of 5
+        parts += [gpt.forward_cached(model, ids[:, t:t + 1], caches, t) for t in range(5, 9)]
+        parts.append(gpt.forward_cached(model, ids[:, 9:], caches, 9))  # several at once
+    assert torch.allclose(torch.cat(parts, dim=1), full, atol=1e-10)
+    assert len(caches[0]) == 14
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_cached_generation_writes_the_same_tokens_past_the_context(kind):
+    model = small_gpt(positions=kind, context=16)
+    prompt = random_ids(3, 5)
+    slow = gpt.generate(model, prompt, 40, temperature=0, use_cache=False)
+    fast = gpt.generate(model, prompt, 40, temperature=0, use_cache=True)
+    assert slow.shape == (3, 45) and torch.equal(slow[:, :5], prompt)
+    assert torch.equal(slow, fast)
+    for seed in (0, 1):  # sampling: the same draws from the same probabilities
+        draws = [gpt.generate(model, prompt, 40, temperature=1.3, top_k=5,
+                              generator=torch.Generator().manual_seed(seed), use_cache=cache)
+                 for cache in (False, True)]
+        assert torch.equal(*draws)
+
+
+def test_generation_drops_the_older_half_of_a_full_window():
+    model = small_gpt(context=8)
+    ids = gpt.generate(model, random_ids(1, 3), 10, temperature=0, use_cache=False)
+    # after 8 tokens the window restarts at token 4: the 9th token is what the model predicts
+    # from tokens 4..7 alone
+    with torch.no_grad():
+        expected = model(ids[:, 4:8])[0, -1].argmax()
+    assert ids[0, 8] == expected
+
+
+def test_a_long_prompt_is_cut_to_the_context():
+    model = small_gpt(positions="learned", context=8)
+    out = gpt.generate(model, random_ids(1, 20), 3, temperature=0)
+    assert out.shape == (1, 23)
+
+
+# -------------------------------------------------------------------------------- training
+
+
+def test_training_lowers_the_loss_and_follows_the_schedule(corpus, tok):
+    train_ids, val_ids = tok.encode(corpus.train[:20_000]), tok.encode(corpus.validation[:4_000])
+    torch.manual_seed(0)
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, h=2, n=1, d_ff=64))
+    history = gpt.train_lm(model, train_ids, val_ids, steps=40, batch_size=8, lr=1e-2,
+                           warmup=10, log_every=20, progress=False)
+    assert history.steps == [20, 40] and len(history.val_losses) == 2
+    assert len(history.step_losses) == len(history.lrs) == 40
+    assert history.lrs[9] == pytest.approx(1e-2) and history.lrs[0] == pytest.approx(1e-3)
+    assert history.val_losses[-1] < math.log(len(tok)) - 0.5
+    assert history.val_losses[-1] == pytest.approx(gpt.evaluate_loss(model, val_ids))
+    short = gpt.train_lm(gpt.GPT(model.config), train_ids, steps=5, schedule=40, warmup=10,
+                         lr=1e-2, progress=False)
+    assert short.lrs == pytest.approx(history.lrs[:5])
+
+
+def test_training_is_seeded(corpus, tok):
+    ids = tok.encode(corpus.train[:5_000])
+
+    def run():
+        torch.manual_seed(0)
+        model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, h=2, n=1, d_ff=32))
+        return gpt.train_lm(model, ids, steps=5, batch_size=4, progress=False).step_losses
+
+    assert run() == run()
+
+
+def test_evaluate_loss_scores_every_window_once():
+    model = small_gpt(context=8)
+    ids = random_ids(1, 21)[0]  # windows 0-7, 8-15, 16-20
+    with torch.no_grad():
+        losses = [F.cross_entropy(model(w.unsqueeze(0))[0, :-1], w[1:], reduction="sum")
+                  for w in (ids[:8], ids[8:16], ids[16:])]
+    assert gpt.evaluate_loss(model, ids) == pytest.approx(sum(losses).item() / (7 + 7 + 4))
+
+
+def test_write_continues_the_prompt(tok):
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, h=2, n=1, d_ff=32))
+    text = gpt.write(model, tok, "Once", 20, seed=0)
+    assert text.startswith("Once") and len(text) == 24
+    assert gpt.write(model, tok, "Once", 20, seed=0) == text
