@@ -331,8 +331,9 @@ check("flash_attention", flash_attention)
 # - any strides, batch and heads separate, 64-bit offsets (large tensors pass $2^{31}$ elements);
 # - the loop in two parts: key blocks every query of the program sees whole run **without any
 #   mask**; only the rest — the causal diagonal, the last partial block — pays for one;
-# - the scale folded into base-2 exponentials, `tl.exp2(s * scale * log2(e) - m)`: one GPU
-#   instruction instead of two;
+# - the scale folded into base-2 exponentials, `tl.exp2(s * scale * log2(e) - m)`: a GPU
+#   computes $e^x$ as $2^{x \log_2 e}$ anyway, so folding $\log_2 e$ into the scale saves a
+#   multiplication per score;
 # - `acc` updated inside `tl.dot(p, v, acc)`, which adds the product into it on the tensor cores;
 # - on a GPU, block sizes, warps and pipeline stages **autotuned** per problem shape
 #   (`triton.autotune`); here, 32 × 32 blocks.
@@ -366,9 +367,8 @@ for seq in (1024, 4096, 16384):
 # %% [markdown]
 # ## 4 · Why it is fast: the bytes, counted
 #
-# A GPU has two budgets. An H200 does about 989 · 10¹² float16 multiply-adds-worth of FLOPs per
-# second on its tensor cores, but moves only 4.8 · 10¹² bytes per second between its main memory
-# (HBM) and its cores. A kernel that does fewer than $989 / 4.8 \approx 206$ FLOPs per byte it
+# A GPU has two budgets. An H200's tensor cores do about 989 · 10¹² float16 FLOPs per second
+# (dense), but its main memory (HBM) delivers only 4.8 · 10¹² bytes per second to them. A kernel that does fewer than $989 / 4.8 \approx 206$ FLOPs per byte it
 # moves waits for memory: it is **memory-bound**, whatever its FLOP count.
 #
 # The naive formula runs as three kernels — scores, softmax, weights × values — and each writes
@@ -486,8 +486,9 @@ quiz.show("09")
 #   computed with `tl.dot`, folded in and forgotten; the output is written once. Causal: the loop
 #   stops at the diagonal — about half the tiles. The result equals SDPA's.
 # - **Why it is fast**: the naive kernels move $T \times T$ matrices through main memory at about
-#   30 FLOPs per byte — memory-bound on a GPU that needs ~200. The fused kernel moves $d/\text{BLOCK}$
-#   as much (less still with L2 hits) and holds no $T \times T$ tensor: memory linear in $T$.
+#   30 FLOPs per byte — memory-bound on a GPU that needs ~200. The fused kernel moves
+#   $d / (2 \cdot \text{BLOCK})$ as much — a quarter at $d = 64$, blocks of 128 — less still with
+#   L2 hits, and holds no $T \times T$ tensor: memory linear in $T$.
 # - **The backward pass** keeps one number per query, $L = m + \log \ell$, and recomputes the
 #   weights tile by tile as $e^{S - L}$: FLOPs traded for bytes.
 #
