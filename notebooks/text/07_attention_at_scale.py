@@ -555,4 +555,4 @@ quiz.show("07")
 # - W. Kwon et al., [Efficient Memory Management for LLM Serving with PagedAttention](https://arxiv.org/abs/2309.06180) (2023) — managing KV caches in pages.
 # - [PyTorch: `scaled_dot_product_attention`](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html) and its backends.
 #
-# This is the last notebook of the course. 🎉
+# Next: **08 · A GPT** — the decoder layer becomes a language model that writes stories, and this notebook's KV cache speeds up its writing.
