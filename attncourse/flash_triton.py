@@ -27,6 +27,7 @@ The story, top to bottom (notebook 09):
 import math
 import os
 import sys
+import warnings
 from dataclasses import dataclass
 
 import torch
@@ -142,6 +143,18 @@ def _needs_kernels():
         raise TritonUnavailable(status())
 
 
+_said_pytorch = False
+
+
+def _with_pytorch():
+    """Say once that results come from PyTorch, not from a kernel (no kernels here)."""
+    global _said_pytorch
+    if not _said_pytorch:
+        _said_pytorch = True
+        warnings.warn(f"{status()} attncourse.flash_triton computes its results with PyTorch "
+                      f"instead.", stacklevel=3)
+
+
 # The interpreter's bounds check: Triton reads and writes the addresses a kernel computes,
 # wherever they point. Each launch records the memory of the tensors it was given; a load or
 # a store outside all of them raises instead of reading garbage or corrupting the process.
@@ -245,6 +258,7 @@ def softmax_rows(x):
     expect(torch.is_tensor(x) and x.dim() == 2 and x.is_floating_point(),
            f"softmax_rows needs a 2-D float tensor (rows, cols), got {shape_of(x)}.")
     if not CAN_RUN:
+        _with_pytorch()
         return torch.softmax(x, dim=-1)
     (x_run,) = _on_kernel_device(x if x.stride(1) == 1 else x.contiguous())
     out = x_run.new_empty(x_run.shape)  # (rows, cols), contiguous
@@ -389,6 +403,7 @@ def flash_attention(q, k, v, causal=False, return_lse=False):
     batch, heads, seq_q, d = q.shape
     seq_k = k.size(2)
     if not CAN_RUN:
+        _with_pytorch()
         out = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
         if not return_lse:
             return out

@@ -200,8 +200,6 @@ def test_the_exercise_cell_is_its_solution_less_the_learners_lines(exercise_id):
 # -------------------------------------------------------------------- without Triton
 
 WITHOUT_TRITON = textwrap.dedent("""
-    import sys
-    sys.modules["triton"] = None  # as on macOS or Windows: `import triton` fails
     import torch
     import torch.nn.functional as F
     from attncourse import check
@@ -237,9 +235,37 @@ WITHOUT_TRITON = textwrap.dedent("""
 """)
 
 
-def test_without_triton_the_course_explains_and_goes_on(tmp_path):
-    env = {**os.environ, "ATTNCOURSE_HOME": str(tmp_path)}
+def _without_triton(tmp_path):
+    """An environment whose `import triton` fails, as on macOS or Windows."""
+    fake = tmp_path / "no_triton" / "triton"
+    fake.mkdir(parents=True)
+    (fake / "__init__.py").write_text('raise ImportError("no Triton on this machine")\n')
+    env = {**os.environ, "ATTNCOURSE_HOME": str(tmp_path / "home"),
+           "PYTHONPATH": os.pathsep.join([str(fake.parent), os.environ.get("PYTHONPATH", "")])}
     env.pop("TRITON_INTERPRET", None)
+    return env
+
+
+def test_the_notebook_runs_top_to_bottom_without_triton(tmp_path):
+    """Every cell runs; the first says in one line that kernels cannot run here, and cells
+    that would launch one say so instead."""
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(ROOT / "notebooks" / "09_flash_attention_triton.ipynb", as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(tmp_path)}}).execute(
+        env=_without_triton(tmp_path))
+    texts = ["".join("".join(o.get("text", "")) for o in c.outputs if o.output_type == "stream")
+             for c in nb.cells if c.cell_type == "code"]
+    errors = [c.source[:80] for c in nb.cells if c.cell_type == "code"
+              and any(o.output_type == "error" for o in c.outputs)]
+    assert not errors, errors
+    assert texts[1].strip() == fl.NO_TRITON  # the install cell, then the first cell
+    assert fl.NO_TRITON in texts[3]  # the vector add: not launched
+
+
+def test_without_triton_the_course_explains_and_goes_on(tmp_path):
     run = subprocess.run([sys.executable, "-c", WITHOUT_TRITON], capture_output=True,
-                         text=True, env=env, timeout=300, cwd=tmp_path)
+                         text=True, env=_without_triton(tmp_path), timeout=300, cwd=tmp_path)
     assert run.returncode == 0 and run.stdout.strip() == "ok", run.stderr[-2000:]
