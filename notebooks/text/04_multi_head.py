@@ -410,6 +410,81 @@ ax.legend(fontsize=7);
 # programs run; re-run the cell to see how much.) The readable path also *stores* all $h \times
 # \text{seq}^2$ weights, which is why the module uses the fused kernel unless you ask for the
 # weights. Notebook 07 explains how FlashAttention avoids storing them at all.
+
+# %% [markdown]
+# ## 9 · On a GPU: where fused kernels win (optional)
+#
+# On a GPU the gap between the readable path and the fused kernel opens much wider, and the
+# reason is memory traffic, not arithmetic: a GPU multiplies numbers far faster than it can fetch
+# them from its own memory. The readable path writes the $h \times \text{seq} \times \text{seq}$
+# scores to that memory, reads them back for the softmax, writes the weights and reads them again
+# for the product with $V$ — trips that grow with $\text{seq}^2$, for a matrix that must fit in
+# memory in the first place. The fused kernel behind SDPA (FlashAttention, notebook 07) computes a
+# block of scores on the chip, folds it into the output with a running softmax and moves on:
+# nothing of size $\text{seq}^2$ ever leaves the chip. With a causal mask it also skips the blocks
+# above the diagonal, half of the work — which is why our module hands a causal mask to SDPA as
+# `is_causal=True` instead of as a matrix of numbers to add.
+#
+# The cell below runs causal self-attention on one sequence of 1,024, 4,096 and 16,384 tokens
+# ($d_\text{model} = 1024$, 16 heads, float16) three ways — our module with `need_weights = True`,
+# our module's default, and `nn.MultiheadAttention` — and prints the time and the GPU memory each
+# needed. On a CPU it says that it skipped.
+
+# %%
+if not torch.cuda.is_available():
+    print("Skipped: PyTorch sees no CUDA GPU here (torch.cuda.is_available() is False). On a "
+          "GPU this cell times multi-head attention at long sequences against PyTorch's.")
+else:
+    def on_gpu(fn, repeat=5):
+        # (ms per call, peak MiB allocated during the calls), or None when the GPU runs out
+        try:
+            fn()  # warm-up: the first call chooses kernels
+            torch.cuda.synchronize()
+            torch.cuda.reset_peak_memory_stats()
+            before = torch.cuda.memory_allocated()
+            start = time.perf_counter()
+            for _ in range(repeat):
+                fn()
+            torch.cuda.synchronize()
+        except torch.cuda.OutOfMemoryError:
+            torch.cuda.empty_cache()
+            return None
+        ms = (time.perf_counter() - start) / repeat * 1e3
+        return ms, (torch.cuda.max_memory_allocated() - before) / 2**20
+
+    torch.manual_seed(0)
+    theirs_gpu = nn.MultiheadAttention(1024, 16, batch_first=True).to("cuda", torch.float16)
+    theirs_gpu.eval()
+    fused_gpu = ac.MultiHeadAttention.from_torch(theirs_gpu).eval()  # SDPA inside
+    readable_gpu = ac.MultiHeadAttention.from_torch(theirs_gpu).eval()
+    readable_gpu.need_weights = True  # the course's attention(): every weight stored
+
+    def gpu_contenders(xs, mask):
+        blocked = ac.to_nn_mha_mask(mask)  # PyTorch's convention: True = blocked
+        return {"ours (need_weights)": lambda: readable_gpu(xs, mask=mask),
+                "ours (SDPA)": lambda: fused_gpu(xs, mask=mask),
+                "nn.MultiheadAttention": lambda: theirs_gpu(xs, xs, xs, attn_mask=blocked,
+                                                            is_causal=True, need_weights=False)}
+
+    print(f"causal self-attention on {torch.cuda.get_device_name()}: batch 1, d_model 1024, "
+          f"16 heads, float16")
+    with torch.no_grad():
+        for n in (1024, 4096, 16384):
+            xs = torch.randn(1, n, 1024, device="cuda", dtype=torch.float16)
+            for name, fn in gpu_contenders(xs, ac.causal_mask(n, device="cuda")).items():
+                result = on_gpu(fn)
+                shown = ("out of GPU memory" if result is None
+                         else f"{result[0]:8.2f} ms {result[1]:9.0f} MiB")
+                print(f"{n:6d} tokens  {name:22s} {shown}")
+
+# %% [markdown]
+# What to look for: our default path and `nn.MultiheadAttention` run the same fused kernel, so
+# their times are close, and their memory grows with the length of the sequence, not with its
+# square. The readable path falls further behind as the sequence grows, and it needs the whole
+# score matrix: at 16,384 tokens one $16 \times 16{,}384 \times 16{,}384$ matrix of float16
+# numbers is 8 GiB, and the readable path holds several at once — more than many GPUs have, in
+# which case the cell says it ran out of memory. That is the price of keeping the weights to look
+# at, and why the module asks for them only when you set `need_weights`.
 #
 # ## Quiz
 

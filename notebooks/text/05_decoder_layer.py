@@ -569,6 +569,41 @@ viz.interact(show_translation, sentence=widgets.Combobox(
     layout=widgets.Layout(width="420px")))
 
 # %% [markdown]
+# ## 11 · Training on a GPU (optional)
+#
+# `train` moves each batch to wherever the model's parameters live, so training on a GPU takes one
+# change: `model.to("cuda")`. The cell below trains a fresh copy of the translator from the same
+# seed on the GPU and prints its time next to the CPU's from section 9. (CUDA starts up on first
+# use, which takes a moment; a five-step warm-up keeps that out of the timing.)
+#
+# Do not expect the speed-up that a GPU's arithmetic might suggest. A training step of this model
+# is a few hundred small operations — matrices of 64 × 64, batches of 64 short sentences — each
+# launched from Python, one after another. On a GPU each finishes in microseconds, about as long as
+# launching it takes, so the GPU spends much of every step waiting for its next instruction. A GPU
+# pays off when each operation has real work to do: wider models, bigger batches, longer sequences
+# (notebook 04's GPU cell shows one). The held-out score comes out about the same: the GPU adds its
+# numbers up in another order, so training takes a slightly different path.
+
+# %%
+if not torch.cuda.is_available():
+    print("Skipped: PyTorch sees no CUDA GPU here (torch.cuda.is_available() is False). On a "
+          "GPU this cell trains the translator there and compares its time with the CPU's.")
+else:
+    def fresh_translator():
+        torch.manual_seed(0)
+        return ac.make_model(len(corpus.src_vocab), len(corpus.tgt_vocab), n=2, d_model=64,
+                             d_ff=128, h=4, dropout=0.0).to("cuda")
+
+    train(fresh_translator(), corpus, steps=5, progress=False)  # CUDA's start-up, not timed
+    gpu_model = fresh_translator()
+    gpu_history = train(gpu_model, corpus, steps=200, batch_size=64, lr=3e-3, seed=0)
+    print(f"200 training steps: {history.seconds:.1f} s on the CPU, "
+          f"{gpu_history.seconds:.1f} s on {torch.cuda.get_device_name()}")
+    print(f"held-out sentences translated exactly: CPU {history.exact_match:.1%}, "
+          f"GPU {gpu_history.exact_match:.1%}")
+    print("Wie geht es dir? →", translate(gpu_model, corpus, "Wie geht es dir?"))
+
+# %% [markdown]
 # ## Quiz
 
 # %%

@@ -471,9 +471,22 @@ for name, kv_heads in (("multi-head (64 kv heads)", 64), ("grouped-query (8)", 8
 #
 # ## 7 · On a GPU (optional)
 #
-# This cell runs only where PyTorch sees a CUDA GPU. It compares our tiled attention with SDPA's
-# FlashAttention backend in float16, and the naive formula's memory with FlashAttention's. On a
-# CPU it says why it skipped.
+# This cell runs only where PyTorch sees a CUDA GPU: causal attention over 4,096 tokens (8 heads of
+# 64, float16) by the naive formula, by our tiled attention with 256 × 256 tiles and by SDPA's
+# FlashAttention kernel, with the time and the memory of each. On a CPU it says why it skipped.
+#
+# On an NVIDIA H200 with torch 2.11 we measured: the naive formula **1.9 ms**, our tiled attention
+# **78 ms**, SDPA's flash kernel **0.08 ms**. On a GPU our tiling is some 40 times *slower* than the
+# formula it was meant to beat, while FlashAttention — the same tiling — is 24 times faster than
+# it. The algorithm is the same; what differs is who runs the loop. Ours is a Python loop: each of
+# the 136 tiles the causal mask leaves visible costs more than a dozen separate kernel launches
+# (two matrix products, a maximum, exponentials, sums, rescalings), and asking whether a tile is
+# hidden (`tile_mask.any()`) makes Python wait for the GPU, 256 times per call. A launch takes a
+# few microseconds, and so does a GPU this fast on one 256 × 256 tile: it spends most of the 78 ms
+# waiting for its next small job. The naive formula is a handful of large kernels that keep the
+# GPU busy. FlashAttention runs the whole double loop inside *one* kernel, each tile's scores kept
+# in the chip's fast on-chip memory and never written out. Our tiled attention is there to be
+# read — the online softmax over tiles, memory that grows with $T$ — not to be fast.
 
 # %%
 if torch.cuda.is_available():
@@ -540,7 +553,9 @@ quiz.show("07")
 #   block size; memory grows with $T$, not $T^2$. In Python on a CPU its speed depends on the machine:
 #   slower than the naive formula on short sequences, often faster on long ones, where the naive
 #   formula's $T \times T$ tensors no longer fit in the caches. PyTorch's fused SDPA kernel does
-#   the same in compiled code and is both smallest and fastest.
+#   the same in compiled code and is both smallest and fastest. On a GPU our Python loop of small
+#   kernels is the bottleneck: 78 ms, against 1.9 ms for the naive formula and 0.08 ms for
+#   FlashAttention's single kernel (an H200, 4,096 tokens, float16).
 # - A **KV cache** keeps each layer's past keys and values, so a decoder computes only the new
 #   token at each step: identical output, and a speed-up that grows with the length generated.
 # - **Grouped-query attention** shares each key/value head among a group of query heads; the
