@@ -49,7 +49,9 @@ def softmax(scores, dim=-1):
     return exps / exps.sum(dim=dim, keepdim=True)
 
 
-def _check_inputs(query, key, value, mask):
+def check_inputs(query, key, value, mask):
+    """The checks :func:`attention` makes on its inputs (also used by functions that compute
+    it another way): friendly errors for wrong types and shapes."""
     for name, t in (("query", query), ("key", key), ("value", value)):
         expect(torch.is_tensor(t), f"`{name}` should be a torch tensor, got {type(t).__name__}.")
         expect(t.dim() >= 2, f"`{name}` should be at least 2-D (seq, d), got shape {shape_of(t)}.")
@@ -88,7 +90,7 @@ def attention(query, key, value, mask=None, dropout=None):
     key ``(..., k_len, d_k)``, value ``(..., k_len, d_v)``. ``mask`` is True/1 where a
     query may attend to a key and broadcasts against the scores ``(..., q_len, k_len)``.
     """
-    _check_inputs(query, key, value, mask)
+    check_inputs(query, key, value, mask)
 
     # 1. compare every query with every key, scaled by sqrt(d_k)
     scores = scaled_scores(query, key)  # (..., q_len, k_len)

@@ -27,7 +27,7 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 from torch.utils._pytree import tree_leaves
 
-from attncourse.attention import _check_inputs, attention, scaled_scores
+from attncourse.attention import attention, check_inputs, scaled_scores
 from attncourse.errors import expect, shape_of
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
@@ -121,7 +121,7 @@ def tiled_attention(query, key, value, mask=None, block_size=64):
     A tile the mask hides completely (above the diagonal of a causal mask) is skipped.
     A fully masked query row gets the mean of the values, as in :func:`attention`.
     """
-    _check_inputs(query, key, value, mask)
+    check_inputs(query, key, value, mask)
     expect(isinstance(block_size, int) and block_size > 0,
            f"block_size should be a positive int, got {block_size!r}.")
     if mask is not None and mask.dim() < 2:

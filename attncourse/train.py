@@ -16,8 +16,8 @@ import torch.nn.functional as F
 
 from attncourse.data import detokenize
 from attncourse.errors import expect
+from attncourse.frontend import widgets_available
 from attncourse.layers import attention_weights_kept, greedy_decode
-from attncourse.quiz import _in_jupyter
 from attncourse.text import tokenize
 
 # ------------------------------------------------------------------- a progress line
@@ -29,7 +29,7 @@ class ProgressLine:
 
     def __init__(self):
         self.handle = None
-        if _in_jupyter():
+        if widgets_available():
             from IPython.display import display
 
             self.handle = display({"text/plain": ""}, raw=True, display_id=True)
