@@ -7,8 +7,10 @@ The story, top to bottom (notebook 09):
    imported): every kernel then runs on the CPU, one program instance after another, with
    NumPy. The interpreter checks no bounds (nor does a GPU), so a kernel that loads or stores
    outside its tensors would read garbage or corrupt memory; here such an access becomes an
-   error that says so. Without Triton (macOS, Windows) ``triton`` and ``tl`` are stand-ins
-   that explain, and the functions below compute their results with PyTorch instead;
+   error that says so. With a GPU, kernels are compiled and read GPU memory (:data:`DEVICE`),
+   and float32 dot products are exact, not TF32 (``TRITON_F32_DEFAULT=ieee``), as on a CPU.
+   Without Triton (macOS, Windows) ``triton`` and ``tl`` are stand-ins that explain, and the
+   functions below compute their results with PyTorch instead;
 2. :func:`softmax_rows` — the smallest real kernel: one program per row, a masked load, the
    row's max subtracted, exponentials divided by their sum, a masked store;
 3. :func:`flash_attention` — the FlashAttention-2 forward pass as one kernel. Each program
