@@ -87,7 +87,7 @@ def gpu():
                  sync=torch.cuda.synchronize)
     return "\n".join([
         "## MultiHeadAttention vs nn.MultiheadAttention (GPU)",
-        f"As the CPU table, at the issue's size: batch {batch}, d_model {d_model}, {heads} "
+        f"As the CPU table, at a larger size: batch {batch}, d_model {d_model}, {heads} "
         f"heads, modules and inputs in bfloat16, forward and backward, timed with "
         f"`torch.cuda.synchronize()` around each run. Target: ratio ≤ 1.1×.",
         "",
