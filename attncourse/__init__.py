@@ -19,6 +19,7 @@ from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
 from attncourse.frontend import prepare_colab as _prepare_colab
+from attncourse.gpt import GPT, CharTokenizer, GPTConfig, generate
 from attncourse.layers import (
     Decoder,
     DecoderLayer,
@@ -49,6 +50,8 @@ from attncourse.multihead import (
 )
 from attncourse.progress_report import progress
 from attncourse.quiz import answer, ask
+from attncourse.rope import RotaryMultiHeadAttention, apply_rotary
+from attncourse.stories import tiny_stories
 from attncourse.text import (
     FEATURES,
     RIVER_SENTENCE,
@@ -92,6 +95,9 @@ __all__ = [
     # attention at scale (notebook 07)
     "online_softmax_update", "tiled_attention", "append_kv", "KVCache",
     "cached_greedy_decode", "GroupedQueryAttention",
+    # a GPT (notebook 08)
+    "tiny_stories", "CharTokenizer", "GPTConfig", "GPT", "generate", "apply_rotary",
+    "RotaryMultiHeadAttention",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

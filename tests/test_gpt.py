@@ -375,3 +375,30 @@ def test_write_continues_the_prompt(tok):
     text = gpt.write(model, tok, "Once", 20, seed=0)
     assert text.startswith("Once") and len(text) == 24
     assert gpt.write(model, tok, "Once", 20, seed=0) == text
+
+
+# ------------------------------------------------------------------------- on a GPU
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(not torch.cuda.is_available(),
+                    reason="needs CUDA: PyTorch sees no GPU here (torch.cuda.is_available() "
+                           "is False)")
+@pytest.mark.parametrize("kind", KINDS)
+def test_training_and_writing_on_a_gpu(corpus, tok, kind):
+    train_ids = tok.encode(corpus.train[:20_000]).cuda()
+    val_ids = tok.encode(corpus.validation[:3_000]).cuda()
+    torch.manual_seed(0)
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, h=2, n=2, d_ff=64,
+                                  positions=kind)).cuda()
+    history = gpt.train_lm(model, train_ids, val_ids, steps=30, batch_size=8, log_every=15,
+                           progress=False)
+    assert history.val_losses[-1] < math.log(len(tok))
+    length = 32 if kind == "learned" else 64
+    assert gpt.position_losses(model, val_ids, length).shape == (length - 1,)
+    assert gpt.write(model, tok, "Once", 20, seed=0).startswith("Once")
+    model.double()  # float64: no near-tie can tip a greedy choice one way and not the other
+    prompt = val_ids[:24].reshape(2, 12)
+    slow = gpt.generate(model, prompt, 40, temperature=0, use_cache=False)
+    fast = gpt.generate(model, prompt, 40, temperature=0, use_cache=True)
+    assert fast.is_cuda and torch.equal(slow, fast)
