@@ -9,8 +9,8 @@
 # English. A **language model** keeps only the writer. It reads a text and, at every position,
 # predicts the next character; to write, it samples a character, appends it and predicts again.
 # GPT-2, Llama and their relatives are this model, scaled up. Here it is built from the blocks of
-# notebooks 04–07, trained on your CPU in about ten seconds on a corpus that ships with the
-# course, and put to work writing stories.
+# notebooks 04–07, trained on your CPU in well under half a minute on a corpus that ships with
+# the course, and put to work writing stories.
 #
 # **In this notebook you will learn**
 # - why dropping cross-attention from the decoder layer leaves a *decoder-only* model, and why
@@ -688,19 +688,20 @@ for hero, he in (("Max", "he"), ("Luna", "she"), ("Pip", "he"), ("Greta", "she")
 # %% [markdown]
 # In the run stored here the answer barely depends on the hero: the model gives every name about
 # its usual share. Copying a name from a hundred characters back is exactly what attention can
-# do — one head finds the earlier name, another copies what followed it — but ten seconds of
-# training on a two-block model is not enough to learn it. It is a matter of training: in our
+# do — one head finds the earlier name, another copies what followed it — but 300 steps of
+# training on a two-block model are not enough to learn it. It is a matter of training: in our
 # runs, a four-block model trained for 1,500 steps of 32 windows (about three minutes on one CPU
 # core; `benchmarks/bench_gpt.py` measures it) gives the hero's initial most of the probability.
 #
 # ## 12 · On a GPU (optional)
 #
-# With a GPU the same code trains a model 46 times bigger, for longer, in under a minute: 6
+# With a GPU the same code trains a model 46 times bigger, for longer, in a minute or two: 6
 # blocks, `d_model` 256, 8 heads, a context of 256. This cell runs only where PyTorch sees CUDA; on
 # a CPU it says that it skipped.
 
 # %%
 if torch.cuda.is_available():
+    torch.backends.cuda.matmul.allow_tf32 = True  # TensorFloat-32 matrix products: much faster
     big_config = gpt.GPTConfig(len(tok), context=256, d_model=256, h=8, n=6, d_ff=1024)
     torch.manual_seed(0)
     big = gpt.GPT(big_config).cuda()
