@@ -332,7 +332,7 @@ def test_vit_trains_under_bfloat16_autocast():
 # -------------------------------------------------------------- the notebooks' GPU cells
 
 
-GPU_NOTEBOOKS = ["04_multi_head", "05_decoder_layer", "07_attention_at_scale"]
+GPU_NOTEBOOKS = ["04_multi_head", "05_decoder_layer", "07_attention_at_scale", "08_gpt"]
 
 
 @pytest.mark.parametrize("name", GPU_NOTEBOOKS)
