@@ -11,6 +11,7 @@ manager" switched on, which :func:`prepare_colab` does once (Google's documented
 ``google.colab.output.enable_custom_widget_manager``). Nothing here imports a heavy module.
 """
 
+import html
 import os
 import sys
 
@@ -59,3 +60,13 @@ def prepare_colab():
             output.enable_custom_widget_manager()
     except Exception:  # an older Colab, or none after all: widgets fall back as they can
         pass
+
+
+def verdict_box(passed, heading, message):
+    """The box a check or a quiz answer shows in Jupyter: green when ``passed``, orange when
+    not yet; ``heading`` in bold, then ``message`` (its line breaks kept)."""
+    colour, border = ("#e8f5e9", "#2e7d32") if passed else ("#fff3e0", "#e65100")
+    body = html.escape(message).replace("\n", "<br>")
+    return (f'<div style="background:{colour};border-left:6px solid {border};'
+            f'padding:8px 12px;margin:4px 0;font-family:sans-serif;color:#222">'
+            f"<b>{html.escape(heading)}</b><br>{body}</div>")

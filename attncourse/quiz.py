@@ -15,6 +15,7 @@ import re
 from dataclasses import dataclass, field
 
 from attncourse.course import NOTEBOOKS
+from attncourse.frontend import verdict_box, widgets_available
 from attncourse.progress_file import TO_FILE
 
 _SALT = "attncourse/quiz/v1"
@@ -109,11 +110,8 @@ class Feedback:
         return f"[{self.question}] {'✓ correct' if self.correct else '✗ not quite'}: {self.message}"
 
     def _repr_html_(self):
-        colour, border, mark = (("#e8f5e9", "#2e7d32", "✓ correct") if self.correct
-                                else ("#fff3e0", "#e65100", "✗ not quite"))
-        return (f'<div style="background:{colour};border-left:6px solid {border};'
-                f'padding:6px 10px;font-family:sans-serif;color:#222"><b>{mark}</b> '
-                f"{html.escape(self.message)}</div>")
+        return verdict_box(self.correct, "✓ correct" if self.correct else "✗ not quite",
+                           self.message)
 
 
 # --------------------------------------------------------------------------------------
@@ -191,13 +189,6 @@ def static_html(notebook):
     return note + "".join(parts)
 
 
-def _in_jupyter():
-    """True where widgets show (a Jupyter kernel, Colab's included): see attncourse.frontend."""
-    from attncourse.frontend import widgets_available
-
-    return widgets_available()
-
-
 def _widget(question):
     """A small form: the question, an input suited to its kind, a Check button, feedback."""
     import ipywidgets as w
@@ -246,7 +237,7 @@ def ask(question_id):
     question = _lookup(question_id)
     if question is None:
         return _Printed(f"no question {question_id!r}")
-    return _widget(question) if _in_jupyter() else _Printed(_as_text(question))
+    return _widget(question) if widgets_available() else _Printed(_as_text(question))
 
 
 def show(notebook):
@@ -254,7 +245,7 @@ def show(notebook):
     questions = questions_for(notebook)
     if not questions:
         return _Printed(f"no quiz questions for notebook {notebook!r}")
-    if _in_jupyter():
+    if widgets_available():
         import ipywidgets as w
 
         return w.VBox([_widget(q) for q in questions])

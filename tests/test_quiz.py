@@ -100,7 +100,7 @@ def test_widget_form_builds(monkeypatch):
 
     from attncourse import quiz
 
-    monkeypatch.setattr(quiz, "_in_jupyter", lambda: True)
+    monkeypatch.setattr(quiz, "widgets_available", lambda: True)
     box = quiz.show("00")
     assert isinstance(box, ipywidgets.VBox) and len(box.children) == len(questions_for("00"))
     form = box.children[1]  # the multiple-choice question

@@ -18,7 +18,6 @@ compares the recorded outcomes with the reference (anywhere, e.g. in the grader'
 import copy
 import difflib
 import functools
-import html
 import importlib
 import inspect
 import os
@@ -31,6 +30,7 @@ from typing import Callable, Optional
 import torch
 
 from attncourse.course import NOTEBOOKS
+from attncourse.frontend import verdict_box
 from attncourse.progress_file import TO_FILE
 
 
@@ -372,12 +372,8 @@ class CheckResult:
         return f"[{self.exercise}] {mark}: {self.message}"
 
     def _repr_html_(self):
-        colour, border, mark = (("#e8f5e9", "#2e7d32", "✓ passed") if self.passed
-                                else ("#fff3e0", "#e65100", "✗ not yet"))
-        body = html.escape(self.message).replace("\n", "<br>")
-        return (f'<div style="background:{colour};border-left:6px solid {border};'
-                f'padding:8px 12px;margin:4px 0;font-family:sans-serif;color:#222">'
-                f"<b>{html.escape(self.exercise)}: {mark}</b><br>{body}</div>")
+        mark = "✓ passed" if self.passed else "✗ not yet"
+        return verdict_box(self.passed, f"{self.exercise}: {mark}", self.message)
 
 
 def _reference_value(exercise, case):
