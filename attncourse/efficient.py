@@ -31,7 +31,15 @@ from attncourse.attention import attention, check_inputs, scaled_scores
 from attncourse.errors import expect, shape_of
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
-from attncourse.multihead import heads_mask, merge_heads, project_heads, sdpa_heads, split_heads
+from attncourse.multihead import (
+    check_num_heads,
+    heads_mask,
+    merge_heads,
+    project_heads,
+    sdpa_heads,
+    self_attention_inputs,
+    split_heads,
+)
 
 # ------------------------------------------------------------- 1. measuring the memory wall
 
@@ -270,8 +278,7 @@ class GroupedQueryAttention(nn.Module):
 
     def __init__(self, d_model, num_heads, num_kv_heads, dropout=0.0, bias=True):
         super().__init__()
-        expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
-               f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads.")
+        check_num_heads(d_model, num_heads)
         expect(isinstance(num_kv_heads, int) and num_kv_heads > 0
                and num_heads % num_kv_heads == 0,
                f"num_heads = {num_heads} must split evenly into groups, one per key/value "
@@ -287,8 +294,7 @@ class GroupedQueryAttention(nn.Module):
         self.attn = None
 
     def forward(self, query, key=None, value=None, mask=None, cache=None):
-        key = query if key is None else key
-        value = key if value is None else value
+        query, key, value = self_attention_inputs(query, key, value)
         for name, t in (("query", query), ("key", key), ("value", value)):
             expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == self.d_model,
                    f"`{name}` should be (batch, seq, d_model = {self.d_model}), "

@@ -33,6 +33,13 @@ from attncourse.masks import causal_mask, masked_score
 # ------------------------------------------------------------------------ 1. one head
 
 
+def self_attention_inputs(query, key=None, value=None):
+    """``(query, key, value)`` with ``key`` defaulting to ``query`` (self-attention) and
+    ``value`` to ``key``."""
+    key = query if key is None else key
+    return query, key, key if value is None else value
+
+
 class AttentionHead(nn.Module):
     """One attention head: its own query/key/value projections, then scaled dot-product
     attention. ``head(x)`` returns ``(output, probs)`` like a ViT tutorial's per-head listing."""
@@ -48,12 +55,18 @@ class AttentionHead(nn.Module):
     def forward(self, query, key=None, value=None, mask=None):
         """``key`` defaults to ``query`` (self-attention, ``head(x)``) and ``value``
         to ``key``; returns ``(output (batch, q_len, d_k), probs (batch, q_len, k_len))``."""
-        key = query if key is None else key
-        value = key if value is None else value
+        query, key, value = self_attention_inputs(query, key, value)
         return attention(self.query(query), self.key(key), self.value(value), mask)
 
 
 # ------------------------------------------------------- 2. all heads in one tensor
+
+
+def check_num_heads(d_model, num_heads):
+    """``d_model`` must split into ``num_heads`` heads of one width, d_k = d_model / num_heads."""
+    expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
+           f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads "
+           f"(e.g. 256 = 8 × 32).")
 
 
 def split_heads(x, num_heads):
@@ -61,8 +74,7 @@ def split_heads(x, num_heads):
     ``num_heads`` slices of d_k, then move the head axis before ``seq``."""
     expect(torch.is_tensor(x) and x.dim() >= 2,
            f"split_heads expects a (batch, seq, d_model) tensor, got {shape_of(x)}.")
-    expect(isinstance(num_heads, int) and num_heads > 0 and x.size(-1) % num_heads == 0,
-           f"d_model = {x.size(-1)} must split evenly into num_heads = {num_heads!r} heads.")
+    check_num_heads(x.size(-1), num_heads)
     x = x.unflatten(-1, (num_heads, x.size(-1) // num_heads))  # (batch, seq, heads, d_k)
     return x.transpose(-3, -2)  # (batch, heads, seq, d_k)
 
@@ -143,9 +155,7 @@ class MultiHeadAttention(nn.Module):
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
         super().__init__()
-        expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
-               f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads "
-               f"(e.g. 256 = 8 × 32).")
+        check_num_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
         self.W_QKV = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
@@ -156,8 +166,7 @@ class MultiHeadAttention(nn.Module):
     def forward(self, query, key=None, value=None, mask=None, is_causal=False):
         """``query`` ``(batch, q_len, d_model)``; ``key`` and ``value`` ``(batch, k_len, d_model)``,
         ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``."""
-        key = query if key is None else key
-        value = key if value is None else value
+        query, key, value = self_attention_inputs(query, key, value)
         _check_inputs(self.d_model, query, key, value, mask, is_causal)
         q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
                                 self.num_heads)  # (batch, heads, seq, d_k)
@@ -267,8 +276,7 @@ class MultiHeadFromHeads(nn.Module):
 
     def __init__(self, d_model, num_heads, bias=True):
         super().__init__()
-        expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
-               f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads.")
+        check_num_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
         self.heads = nn.ModuleList(
             AttentionHead(d_model, self.d_k, bias=bias) for _ in range(num_heads))
@@ -278,8 +286,7 @@ class MultiHeadFromHeads(nn.Module):
 
     def forward(self, query, key=None, value=None, mask=None, is_causal=False):
         """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
-        key = query if key is None else key
-        value = key if value is None else value
+        query, key, value = self_attention_inputs(query, key, value)
         _check_inputs(self.d_model, query, key, value, mask, is_causal)
         mask = heads_mask(mask)
         if not self.need_weights:  # all heads at once

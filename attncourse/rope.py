@@ -30,6 +30,7 @@ from attncourse.multihead import (
     merge_heads,
     project_heads,
     sdpa_heads,
+    self_attention_inputs,
 )
 
 # -------------------------------------------------------------------- 1-2. the rotation
@@ -75,8 +76,7 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
         self.base = base
 
     def forward(self, query, key=None, value=None, mask=None, is_causal=False, positions=None):
-        key = query if key is None else key
-        value = key if value is None else value
+        query, key, value = self_attention_inputs(query, key, value)
         expect(torch.is_tensor(query) and query.dim() == 3 and query.size(-1) == self.d_model,
                f"`query` should be (batch, seq, d_model = {self.d_model}), got "
                f"{shape_of(query)}.")

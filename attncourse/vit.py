@@ -31,7 +31,7 @@ from torch import nn
 
 from attncourse.errors import expect, shape_of
 from attncourse.layers import Encoder, EncoderLayer, FeedForward, attention_weights_kept
-from attncourse.multihead import MultiHeadFromHeads
+from attncourse.multihead import MultiHeadFromHeads, check_num_heads
 from attncourse.train import ProgressLine, bar, learning_rate, model_device
 
 # ------------------------------------------------------------------ 1. patches as tokens
@@ -162,8 +162,7 @@ class ViTConfig:
     def __post_init__(self):
         expect(self.image_size % self.patch_size == 0,
                f"image_size {self.image_size} must be a multiple of patch_size {self.patch_size}.")
-        expect(self.d_model % self.num_heads == 0,
-               f"d_model = {self.d_model} must split evenly into {self.num_heads} heads.")
+        check_num_heads(self.d_model, self.num_heads)
 
 
 class ViT(nn.Module):
