@@ -35,11 +35,11 @@ from torch import nn
 
 from attncourse.efficient import KVCache
 from attncourse.errors import expect, shape_of
+from attncourse.fit import ProgressLine, bar, learning_rate, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
 from attncourse.masks import causal_mask
 from attncourse.multihead import MultiHeadAttention, merge_heads, project_heads, sdpa_heads
 from attncourse.rope import RotaryMultiHeadAttention, apply_rotary
-from attncourse.train import ProgressLine, bar, learning_rate
 
 # ------------------------------------------------------------------------ 1. text to ids
 
@@ -322,13 +322,9 @@ def train_lm(model, train_ids, val_ids=None, steps=300, batch_size=16, lr=1e-2, 
     ``schedule`` (default: ``steps``; a shorter run follows the first ``steps`` of it), as in
     notebook 05. With ``val_ids``, the validation loss is measured at every logged step.
     Seeded: the same seed gives the same windows and the same numbers on a given machine."""
-    threads_before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         return _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed,
-                         log_every, progress, schedule or steps)
-    finally:
-        torch.set_num_threads(threads_before)
+                        log_every, progress, schedule or steps)
 
 
 def _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed, log_every,

@@ -7,7 +7,6 @@ linearly to zero, and label smoothing (optional) keeps the model from becoming
 over-confident on the few sentences it has seen.
 """
 
-import sys
 import time
 from dataclasses import dataclass, field
 
@@ -16,41 +15,9 @@ import torch.nn.functional as F
 
 from attncourse.data import detokenize
 from attncourse.errors import expect
-from attncourse.frontend import widgets_available
+from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
 from attncourse.layers import attention_weights_kept, greedy_decode
 from attncourse.text import tokenize
-
-# ------------------------------------------------------------------- a progress line
-
-
-class ProgressLine:
-    """One line of text that rewrites itself: a display handle in Jupyter, ``\\r`` in a
-    terminal. No dependency, and a notebook keeps only the last line."""
-
-    def __init__(self):
-        self.handle = None
-        if widgets_available():
-            from IPython.display import display
-
-            self.handle = display({"text/plain": ""}, raw=True, display_id=True)
-
-    def update(self, text):
-        if self.handle is not None:
-            self.handle.update({"text/plain": text}, raw=True)
-        else:
-            sys.stdout.write("\r" + text)
-            sys.stdout.flush()
-
-    def close(self):
-        if self.handle is None:
-            sys.stdout.write("\n")
-
-
-def bar(fraction, width=20):
-    """``[██████░░░░]``-style bar for a fraction between 0 and 1."""
-    filled = round(fraction * width)
-    return "[" + "█" * filled + "░" * (width - filled) + "]"
-
 
 # ------------------------------------------------------------------------ training
 
@@ -72,19 +39,6 @@ def loss_fn(logits, target, pad_id, label_smoothing=0.0):
                            label_smoothing=label_smoothing)
 
 
-def model_device(model):
-    """The device of the model's parameters: training and translating move their tensors
-    there, so the same code runs on a CPU and on a GPU."""
-    return next(model.parameters()).device
-
-
-def learning_rate(step, total, peak, warmup):
-    """Linear warm-up to ``peak`` over ``warmup`` steps, then a linear decay to zero."""
-    if step < warmup:
-        return peak * (step + 1) / warmup
-    return peak * max(0.0, (total - step) / max(1, total - warmup))
-
-
 def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smoothing=0.0,
           seed=0, threads=1, log_every=25, progress=True):
     """Train ``model`` on ``corpus.train`` for ``steps`` batches, then score it on the held-out
@@ -93,13 +47,9 @@ def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smo
     ``threads=1``: the matrices of a small model are too small to gain from splitting them
     across cores, and a single thread never waits for a core that another program holds.
     """
-    threads_before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         return _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed,
                       log_every, progress)
-    finally:
-        torch.set_num_threads(threads_before)
 
 
 def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, log_every,
@@ -214,5 +164,4 @@ def translate(model, corpus, german, max_len=20):
     return Translation(tokenize(german), vocab.decode(ys[0, 1:]), weights)
 
 
-__all__ = ["ProgressLine", "History", "loss_fn", "model_device", "learning_rate", "train", "translate_ids",
-           "evaluate", "Translation", "translate"]
+__all__ = ["History", "loss_fn", "train", "translate_ids", "evaluate", "Translation", "translate"]

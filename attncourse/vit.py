@@ -30,9 +30,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from attncourse.errors import expect, shape_of
+from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
 from attncourse.layers import Encoder, EncoderLayer, FeedForward, attention_weights_kept
 from attncourse.multihead import MultiHeadFromHeads, check_num_heads
-from attncourse.train import ProgressLine, bar, learning_rate, model_device
 
 # ------------------------------------------------------------------ 1. patches as tokens
 
@@ -300,13 +300,9 @@ def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_deca
     the model's device, so the data may stay on the CPU. ``threads=1``: a small model gains
     nothing from several cores and never waits for a busy one.
     """
-    threads_before = torch.get_num_threads()
-    torch.set_num_threads(threads)
-    try:
+    with torch_threads(threads):
         return _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
-                                 label_smoothing, augment, seed, progress)
-    finally:
-        torch.set_num_threads(threads_before)
+                               label_smoothing, augment, seed, progress)
 
 
 def _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
