@@ -214,8 +214,8 @@ class GPTConfig:
     vocab_size: int
     context: int = 64
     d_model: int = 64
-    h: int = 4
-    n: int = 2
+    num_heads: int = 4
+    num_layers: int = 2
     d_ff: int = 256
     dropout: float = 0.0
     positions: str = "rotary"
@@ -244,9 +244,9 @@ class GPT(nn.Module):
             self.register_buffer("pe", table, persistent=False)
         attention = RotaryMultiHeadAttention if c.positions == "rotary" else MultiHeadAttention
         self.blocks = nn.ModuleList(
-            EncoderLayer(c.d_model, attention(c.d_model, c.h, c.dropout),
+            EncoderLayer(c.d_model, attention(c.d_model, c.num_heads, c.dropout),
                          FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
-            for _ in range(c.n))
+            for _ in range(c.num_layers))
         self.norm = nn.LayerNorm(c.d_model)
         self.head = nn.Linear(c.d_model, c.vocab_size, bias=False)
         self.apply(_init_weights)

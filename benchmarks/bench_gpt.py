@@ -56,7 +56,7 @@ def main():
     kinds = {kind: run(tok, train_ids, val_ids, 200, context=32, positions=kind)
              for kind in ("learned", "sinusoidal", "rotary")}
 
-    long_model, long_wall, long_cpu, long_bpc = run(tok, train_ids, val_ids, 1500, n=4,
+    long_model, long_wall, long_cpu, long_bpc = run(tok, train_ids, val_ids, 1500, num_layers=4,
                                                     batch_size=32, warmup=100, lr=3e-3)
     hero_share = name_test(long_model, tok)
     short_share = name_test(model, tok)
@@ -110,7 +110,7 @@ def gpu():
     torch.backends.cuda.matmul.allow_tf32 = True  # as the notebook's GPU cell
     rows = []
     shapes = {"the notebook's model": {}, "the GPU cell's model": {
-        "context": 256, "d_model": 256, "h": 8, "n": 6, "d_ff": 1024}}
+        "context": 256, "d_model": 256, "num_heads": 8, "num_layers": 6, "d_ff": 1024}}
     for name, shape in shapes.items():
         big = bool(shape)
         steps, batch_size, lr, warmup = (2000, 64, 3e-3, 100) if big else (300, 16, 1e-2, 30)

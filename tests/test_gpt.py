@@ -35,7 +35,7 @@ def tok(corpus):
 def small_gpt(vocab_size=11, positions="rotary", context=16, seed=0, dtype=torch.float64,
               **kwargs):
     torch.manual_seed(seed)
-    config = gpt.GPTConfig(vocab_size, context=context, d_model=16, h=2, n=2, d_ff=32,
+    config = gpt.GPTConfig(vocab_size, context=context, d_model=16, num_heads=2, num_layers=2, d_ff=32,
                            positions=positions, **kwargs)
     return gpt.GPT(config).to(dtype).eval()
 
@@ -337,7 +337,7 @@ def test_a_long_prompt_is_cut_to_the_context():
 def test_training_lowers_the_loss_and_follows_the_schedule(corpus, tok):
     train_ids, val_ids = tok.encode(corpus.train[:20_000]), tok.encode(corpus.validation[:4_000])
     torch.manual_seed(0)
-    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, h=2, n=1, d_ff=64))
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, num_heads=2, num_layers=1, d_ff=64))
     history = gpt.train_lm(model, train_ids, val_ids, steps=40, batch_size=8, lr=1e-2,
                            warmup=10, log_every=20, progress=False)
     assert history.steps == [20, 40] and len(history.val_losses) == 2
@@ -355,7 +355,7 @@ def test_training_is_seeded(corpus, tok):
 
     def run():
         torch.manual_seed(0)
-        model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, h=2, n=1, d_ff=32))
+        model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, num_heads=2, num_layers=1, d_ff=32))
         return gpt.train_lm(model, ids, steps=5, batch_size=4, progress=False).step_losses
 
     assert run() == run()
@@ -371,7 +371,7 @@ def test_evaluate_loss_scores_every_window_once():
 
 
 def test_write_continues_the_prompt(tok):
-    model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, h=2, n=1, d_ff=32))
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, num_heads=2, num_layers=1, d_ff=32))
     text = gpt.write(model, tok, "Once", 20, seed=0)
     assert text.startswith("Once") and len(text) == 24
     assert gpt.write(model, tok, "Once", 20, seed=0) == text
@@ -389,7 +389,7 @@ def test_training_and_writing_on_a_gpu(corpus, tok, kind):
     train_ids = tok.encode(corpus.train[:20_000]).cuda()
     val_ids = tok.encode(corpus.validation[:3_000]).cuda()
     torch.manual_seed(0)
-    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, h=2, n=2, d_ff=64,
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=32, d_model=32, num_heads=2, num_layers=2, d_ff=64,
                                   positions=kind)).cuda()
     history = gpt.train_lm(model, train_ids, val_ids, steps=30, batch_size=8, log_every=15,
                            progress=False)

@@ -223,7 +223,7 @@ print(f"trigram (two characters back): {trigram:.2f}")
 
 # %%
 # NBVAL_CHECK_OUTPUT
-config = gpt.GPTConfig(vocab_size=len(tok), context=128, d_model=64, h=4, n=2, d_ff=256,
+config = gpt.GPTConfig(vocab_size=len(tok), context=128, d_model=64, num_heads=4, num_layers=2, d_ff=256,
                        positions="rotary")
 torch.manual_seed(0)
 model = gpt.GPT(config)
@@ -702,7 +702,7 @@ for hero, he in (("Max", "he"), ("Luna", "she"), ("Pip", "he"), ("Greta", "she")
 # %%
 if torch.cuda.is_available():
     torch.backends.cuda.matmul.allow_tf32 = True  # TensorFloat-32 matrix products: much faster
-    big_config = gpt.GPTConfig(len(tok), context=256, d_model=256, h=8, n=6, d_ff=1024)
+    big_config = gpt.GPTConfig(len(tok), context=256, d_model=256, num_heads=8, num_layers=6, d_ff=1024)
     torch.manual_seed(0)
     big = gpt.GPT(big_config).cuda()
     big_history = gpt.train_lm(big, train_ids.cuda(), steps=2000, batch_size=64, lr=3e-3,
