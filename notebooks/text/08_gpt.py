@@ -214,7 +214,7 @@ print(f"trigram (two characters back): {trigram:.2f}")
 #
 # 1. a **token embedding**, one vector of `d_model` numbers per character;
 # 2. **positions** (section 7);
-# 3. `n` **blocks**, each an `EncoderLayer` (pre-norm: $x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))$)
+# 3. `num_layers` **blocks**, each an `EncoderLayer` (pre-norm: $x + \mathrm{Sublayer}(\mathrm{LayerNorm}(x))$)
 #    of masked multi-head self-attention and a feed-forward network, run with the causal mask;
 # 4. a final **layer norm** (pre-norm leaves the residual sum unnormalised);
 # 5. an **output layer** from `d_model` to one logit per character of the vocabulary.
