@@ -225,17 +225,17 @@ class ViT(nn.Module):
 # ------------------------------------------------------- 5. what the model looks at
 
 
-def class_token_maps(attentions, image_size=None):
+def class_token_maps(weights, image_size=None):
     """How much the class token attends to each patch, as a picture: from
     ``(batch, layers, heads, tokens, tokens)`` to ``(batch, layers, heads, grid, grid)``, or,
     with ``image_size``, stretched to ``(..., image_size, image_size)`` (each patch's weight
     covers its pixels) for overlaying on the image."""
-    expect(torch.is_tensor(attentions) and attentions.dim() >= 2,
-           f"attentions should end in (tokens, tokens), got {shape_of(attentions)}.")
-    grid = round((attentions.size(-1) - 1) ** 0.5)
-    expect(grid * grid == attentions.size(-1) - 1,
-           f"{attentions.size(-1)} tokens are not a class token plus a square grid of patches.")
-    maps = attentions[..., 0, 1:]  # the class token's row, patches only: (..., num_patches)
+    expect(torch.is_tensor(weights) and weights.dim() >= 2,
+           f"weights should end in (tokens, tokens), got {shape_of(weights)}.")
+    grid = round((weights.size(-1) - 1) ** 0.5)
+    expect(grid * grid == weights.size(-1) - 1,
+           f"{weights.size(-1)} tokens are not a class token plus a square grid of patches.")
+    maps = weights[..., 0, 1:]  # the class token's row, patches only: (..., num_patches)
     maps = maps.unflatten(-1, (grid, grid))  # (..., grid, grid)
     if image_size is None:
         return maps
@@ -243,17 +243,17 @@ def class_token_maps(attentions, image_size=None):
     return maps.repeat_interleave(scale, dim=-2).repeat_interleave(scale, dim=-1)
 
 
-def attention_rollout(attentions, residual=True):
+def attention_rollout(weights, residual=True):
     """Attention rollout (Abnar & Zuidema, 2020): how much each output token draws on each
     input token through *all* layers. Average the heads, add the residual connection as an
     identity (``0.5·A + 0.5·I``, rows renormalised), then multiply layer after layer.
 
     ``(batch, layers, heads, tokens, tokens)`` → ``(batch, tokens, tokens)``, rows summing to one.
     """
-    expect(torch.is_tensor(attentions) and attentions.dim() == 5,
-           f"attentions should be (batch, layers, heads, tokens, tokens), "
-           f"got {shape_of(attentions)}.")
-    per_layer = attentions.mean(dim=2)  # (batch, layers, tokens, tokens)
+    expect(torch.is_tensor(weights) and weights.dim() == 5,
+           f"weights should be (batch, layers, heads, tokens, tokens), "
+           f"got {shape_of(weights)}.")
+    per_layer = weights.mean(dim=2)  # (batch, layers, tokens, tokens)
     if residual:
         eye = torch.eye(per_layer.size(-1), dtype=per_layer.dtype, device=per_layer.device)
         per_layer = 0.5 * per_layer + 0.5 * eye
