@@ -13,7 +13,7 @@ import torch
 from common import table
 from torch import nn
 
-from attncourse.data import digits
+from attncourse.images import digits
 from attncourse.vit import ViT, train_classifier
 
 EPOCHS = (5, 10, 25)

@@ -14,8 +14,9 @@ import torch.nn.functional as F
 from torch import nn
 
 import attncourse as ac
-from attncourse.data import ImageData, digits, german_english
+from attncourse.data import german_english
 from attncourse.efficient import GroupedQueryAttention, tiled_attention
+from attncourse.images import ImageData, digits
 from attncourse.layers import DecoderLayer, EncoderLayer, greedy_decode, make_model
 from attncourse.train import evaluate, train, translate
 from attncourse.vit import ViT, ViTConfig, accuracy, train_classifier

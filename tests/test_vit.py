@@ -9,8 +9,8 @@ import torchvision
 from torch import nn
 
 import attncourse as ac
-from attncourse.data import digit_augmentation, digits, torchvision_images
 from attncourse.errors import CourseError
+from attncourse.images import digit_augmentation, digits, torchvision_images
 from attncourse.vit import (
     PatchEmbedding,
     ViT,

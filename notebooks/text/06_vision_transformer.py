@@ -47,7 +47,7 @@ from attncourse import check, hint, quiz, solution, viz
 
 viz.setup()
 torch.manual_seed(0)
-data = ac.data.digits()  # scikit-learn's digits: nothing is downloaded
+data = ac.images.digits()  # scikit-learn's digits: nothing is downloaded
 
 # %% [markdown]
 # ## 1 · The digits
@@ -79,7 +79,7 @@ ax.axis("off");
 # rotations, shifts and zooms. Here is one digit, eight times:
 
 # %% attncourse={"alt": "One digit and seven randomly rotated, shifted and zoomed copies of it."}
-augment = ac.data.digit_augmentation()  # torchvision.transforms.v2.RandomAffine
+augment = ac.images.digit_augmentation()  # torchvision.transforms.v2.RandomAffine
 one = data.train_images[:1]
 copies = torch.cat([one] + [augment(one) for _ in range(7)])  # (8, 1, 8, 8)
 fig, ax = plt.subplots(figsize=(6.5, 1.1))
@@ -526,7 +526,7 @@ fig.suptitle("right: patch k's similarity to every patch, laid out on the image"
 DOWNLOAD_MNIST = False  # set to True and run again if you are online
 if not DOWNLOAD_MNIST:
     print("Skipped: set DOWNLOAD_MNIST = True to fetch MNIST with torchvision.")
-elif (mnist := ac.data.torchvision_images("MNIST")) is not None:
+elif (mnist := ac.images.torchvision_images("MNIST")) is not None:
     torch.manual_seed(0)
     mnist_model = ac.ViT(image_size=28, patch_size=7)
     ac.train_classifier(mnist_model, mnist, epochs=1, batch_size=128, warmup=100)
@@ -540,7 +540,7 @@ elif (mnist := ac.data.torchvision_images("MNIST")) is not None:
 if not torch.cuda.is_available():
     print("Skipped: no GPU here. On a CPU, a ViT on CIFAR-10's 50,000 colour images would "
           "train for hours, not seconds.")
-elif (cifar := ac.data.torchvision_images("CIFAR10")) is None:
+elif (cifar := ac.images.torchvision_images("CIFAR10")) is None:
     print("Skipped: CIFAR-10 is not available (see the message above).")
 else:
     torch.manual_seed(0)
