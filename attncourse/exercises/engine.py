@@ -288,7 +288,10 @@ COMMON_MISTAKES = (
             "`d_k ** 0.5`.", raises=r"must be Tensor, not (int|float)"),
     Mistake("cat_needs_a_list", "`torch.cat` and `torch.stack` take one list of tensors, then "
             "the axis: `torch.cat([a, b], dim=-2)`.",
-            raises=r"(cat|stack|concat)\(\): argument 'tensors' .*must be tuple of Tensors"),
+            # the first wording is recent torch's (2.14), the second torch 2.5's
+            raises=r"(cat|stack|concat)\(\): argument 'tensors' .*must be tuple of Tensors"
+                   r"|(cat|stack|concat)\(\) received an invalid combination of arguments - "
+                   r"got \(Tensor, Tensor"),
 )
 
 
