@@ -19,41 +19,13 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from chromium import unavailable
 
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM = os.environ.get("ATTNCOURSE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run",
-                 "--disable-quic", "--disable-dev-shm-usage"]
-
-
-def _unavailable(reason):
-    """Say why in one line: a failure under CI (it must run there), a skip elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed (pip install playwright)")
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        try:
-            chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                         headless=True, timeout=60_000)
-        except Exception as exc:  # report the first line of Playwright's long message
-            _unavailable(f"Chromium could not start: {str(exc).strip().splitlines()[0]}")
-        yield chromium
-        chromium.close()
 
 
 def _free_port():
@@ -290,7 +262,7 @@ def test_site_offline_formulas_navigation_search_and_colab(site, offline):
 def test_site_passes_an_accessibility_audit(site, offline):
     """axe-core (npm; .ci/run installs it) finds no serious or critical violation on any page."""
     if not AXE.is_file():
-        _unavailable(f"axe-core is not at {AXE} (npm install --prefix artifacts/node axe-core)")
+        unavailable(f"axe-core is not at {AXE} (npm install --prefix artifacts/node axe-core)")
     out, pages = site
     page, _, leaving = offline
     ARTIFACTS.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,6 @@ Debian's ``chromium`` and ``pip install playwright`` (no browser download). The 
 goes to artifacts/browser/class_report.png.
 """
 
-import os
 from pathlib import Path
 
 import pytest
@@ -24,18 +23,8 @@ pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parent.parent
 ARTIFACTS = ROOT / "artifacts" / "browser"
-CHROMIUM = os.environ.get("ATTNCOURSE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 NOTEBOOK = "02_scaled_dot_product"
 LEARNERS = 30
-
-
-def _unavailable(reason):
-    """Say why in one line: a failure under CI (it must run there), a skip elsewhere."""
-    if os.environ.get("CI"):
-        pytest.fail(f"browser test cannot run: {reason}", pytrace=False)
-    pytest.skip(reason)
 
 
 def a_class():
@@ -56,24 +45,6 @@ def a_class():
                                                       for j, e in enumerate(exercises)))
                      for k in range(LEARNERS))
     return ClassResults(NOTEBOOK, tuple(e.id for e in exercises), learners)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("playwright is not installed (pip install playwright)")
-    if not Path(CHROMIUM).exists():
-        _unavailable(f"no Chromium at {CHROMIUM} (apt-get install chromium)")
-    with sync_playwright() as p:
-        try:
-            chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS,
-                                         headless=True, timeout=60_000)
-        except Exception as exc:  # report the first line of Playwright's long message
-            _unavailable(f"Chromium could not start: {str(exc).strip().splitlines()[0]}")
-        yield chromium
-        chromium.close()
 
 
 def test_the_report_draws_its_charts_and_asks_for_nothing(browser, tmp_path):
