@@ -35,6 +35,11 @@ def softmax_sum_everything(x):
     return e / e.sum()
 
 
+def softmax_row_shift_total_sum(x):
+    e = torch.exp(x - x.max(dim=-1, keepdim=True).values)
+    return e / e.sum()
+
+
 def softmax_dim_1(x):
     return torch.softmax(x, dim=1)
 
@@ -804,6 +809,7 @@ SLIPS = {
         softmax_sum_no_keepdim: "sum_without_keepdim",
         softmax_max_tuple: "max_returns_a_pair",
         softmax_sum_everything: "normalised_over_everything",
+        softmax_row_shift_total_sum: "row_max_total_sum",
         softmax_dim_1: "dim_1",
         softmax_shift_only_on_top: "shift_on_top_only",
         softmax_log: "log_softmax",

@@ -95,6 +95,11 @@ register(Exercise(
                 "exponentials, so the whole tensor sums to 1; each row must: "
                 ".sum(dim=-1, keepdim=True).",
                 lambda x: (x - x.max()).exp() / (x - x.max()).exp().sum()),
+        Mistake("row_max_total_sum", "each row is shifted by its own maximum, but then divided "
+                "by the sum of *all* the exponentials (`e / e.sum()`), so only the whole tensor "
+                "sums to 1. Sum each row: e / e.sum(dim=-1, keepdim=True).",
+                lambda x: (x - x.amax(-1, keepdim=True)).exp()
+                / (x - x.amax(-1, keepdim=True)).exp().sum()),
         Mistake("dim_1", "dim=1 is the last axis only for a matrix: a vector has no axis 1 "
                 "and a batch (2, 3, 4) has three. Count from the end: dim=-1.",
                 lambda x: torch.softmax(x, dim=1)),
