@@ -46,6 +46,7 @@ from attncourse.multihead import (
     MultiHeadFromHeads,
     merge_heads,
     multi_head_forward,
+    record_attention,
     split_heads,
 )
 from attncourse.progress_report import progress
@@ -85,7 +86,7 @@ __all__ = [
     "hand_made_projections",
     # multi-head attention (notebook 04)
     "AttentionHead", "split_heads", "merge_heads", "multi_head_forward", "MultiHeadAttention",
-    "MultiHeadFromHeads",
+    "MultiHeadFromHeads", "record_attention",
     # the transformer's layers and a translator (notebook 05)
     "SublayerConnection", "FeedForward", "PositionalEncoding", "EncoderLayer", "DecoderLayer",
     "position_influence", "Encoder", "Decoder", "EncoderDecoder", "make_model", "greedy_decode",

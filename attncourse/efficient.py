@@ -12,31 +12,31 @@ The story, top to bottom (notebook 07):
    ``(block_size, block_size)`` tile of scores at a time, never the whole matrix, and the
    same result as :func:`~attncourse.attention.attention` up to rounding;
 4. :func:`append_kv`, :class:`KVCache` — when a decoder writes one token at a time, the keys
-   and values of earlier tokens never change: keep them instead of recomputing them;
-   :func:`cached_greedy_decode` does so in notebook 05's translator;
+   and values of earlier tokens never change: keep them instead of recomputing them. Every
+   attention module takes one per call (``cache=``); :func:`cached_greedy_decode` hands one to
+   each layer of notebook 05's translator (:class:`DecoderCache`);
 5. :class:`GroupedQueryAttention` — let several query heads share one key/value head, so the
    cache holds ``num_kv_heads`` heads instead of ``num_heads`` (multi-query: one).
 """
 
 import math
 import weakref
+from dataclasses import dataclass, field
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 from torch.overrides import TorchFunctionMode
-from torch.utils._pytree import tree_leaves
 
-from attncourse.attention import attention, check_inputs, scaled_scores
+from attncourse.attention import check_inputs, scaled_scores
 from attncourse.errors import expect, shape_of
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import (
+    attend_heads,
+    causal_for,
     check_num_heads,
     heads_mask,
     merge_heads,
-    project_heads,
-    sdpa_heads,
     self_attention_inputs,
     split_heads,
 )
@@ -55,11 +55,8 @@ class _TensorBytes(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         out = func(*args, **(kwargs or {}))
-        inputs = {id(t.untyped_storage()) for t in tree_leaves((args, kwargs))
-                  if isinstance(t, torch.Tensor)}
-        for t in tree_leaves(out):
-            if not isinstance(t, torch.Tensor):
-                continue
+        inputs = {id(t.untyped_storage()) for t in _tensors((args, kwargs))}
+        for t in _tensors(out):
             storage = t.untyped_storage()
             if id(storage) in inputs or storage in self.counted:
                 continue  # a view or an in-place result: no new memory
@@ -71,6 +68,18 @@ class _TensorBytes(TorchFunctionMode):
 
     def _free(self, nbytes):
         self.live -= nbytes
+
+
+def _tensors(obj):
+    """The tensors in a function's arguments or result: nested in tuples, lists and dicts."""
+    if isinstance(obj, torch.Tensor):
+        yield obj
+    elif isinstance(obj, (tuple, list)):
+        for item in obj:
+            yield from _tensors(item)
+    elif isinstance(obj, dict):
+        for item in obj.values():
+            yield from _tensors(item)
 
 
 def peak_tensor_bytes(fn, *args, **kwargs):
@@ -186,13 +195,22 @@ def append_kv(past_key, past_value, key, value):
 
 
 class KVCache:
-    """The keys and values one attention layer has seen so far, ``(batch, heads, seq, d_k)``."""
+    """The keys and values one attention layer has seen so far, ``(batch, heads, seq, d_k)``.
 
-    def __init__(self):
+    Hand it to an attention module's call (``mha(x, cache=cache)``): the call's new keys and
+    values join it, and its queries attend to all of them. ``KVCache(fixed=True)`` keeps the
+    keys and values of its first call only — cross-attention's encoder memory, which does not
+    change while the decoder writes — so that later calls need not project them again."""
+
+    def __init__(self, fixed=False):
+        self.fixed = fixed
         self.key = self.value = None
 
     def append(self, key, value):
         """Add this step's keys and values; return all of them, oldest first."""
+        expect(not (self.fixed and len(self)),
+               "this cache is fixed (KVCache(fixed=True)): it keeps the keys and values of "
+               "its first call, the encoder memory's, and takes no more.")
         self.key, self.value = append_kv(self.key, self.value, key, value)
         return self.key, self.value
 
@@ -210,43 +228,24 @@ def kv_cache_bytes(num_layers, batch, num_kv_heads, seq_len, d_k, dtype=torch.fl
     return 2 * num_layers * batch * num_kv_heads * seq_len * d_k * torch.finfo(dtype).bits // 8
 
 
-def _qkv_heads(mha, x):
-    """Q, K, V of ``x`` by a :class:`MultiHeadAttention`'s projection, each split into heads
-    ``(batch, heads, seq, d_k)``."""
-    return project_heads(x, x, x, mha.W_QKV.weight, mha.W_QKV.bias, mha.num_heads)
+@dataclass
+class DecoderCache:
+    """What one decoder layer keeps between steps: its masked self-attention's past keys and
+    values (growing by one position a step), and its cross-attention's keys and values of the
+    encoder's memory (projected at the first step, then reused)."""
+
+    self_attn: KVCache = field(default_factory=KVCache)
+    src_attn: KVCache = field(default_factory=lambda: KVCache(fixed=True))
 
 
-def cached_self_attention(mha, x, cache):
-    """Masked self-attention for the newest position only: ``x`` ``(batch, 1, d_model)``.
-    Its key and value join the cache; its query attends to every cached position, which
-    are exactly the positions a causal mask would allow. (PyTorch's fused kernel, as in
-    :class:`MultiHeadAttention`, so that the cache, not the kernel, makes the difference.)"""
-    q, k, v = _qkv_heads(mha, x)  # each (batch, heads, 1, d_k)
-    k, v = cache.append(k, v)  # (batch, heads, seq, d_k)
-    heads = F.scaled_dot_product_attention(q, k, v)  # (batch, heads, 1, d_k)
-    return mha.W_O(merge_heads(heads))  # (batch, 1, d_model)
-
-
-def cached_cross_attention(mha, x, memory_kv, src_mask):
-    """Cross-attention with the encoder's keys and values computed once, before decoding."""
-    q, _, _ = _qkv_heads(mha, x)  # (batch, heads, 1, d_k); the new K, V are not needed
-    heads = sdpa_heads(q, *memory_kv, heads_mask(src_mask))  # (batch, heads, 1, d_k)
-    return mha.W_O(merge_heads(heads))  # (batch, 1, d_model)
-
-
-def decode_step(model, memory_kv, src_mask, token, position, caches):
+def decode_step(model, memory, src_mask, token, position, caches):
     """Notebook 05's decoder run on one new token: ``token`` ``(batch, 1)`` at ``position``
-    → ``(batch, 1, d_model)``. The layers are the model's own; only the attention reads
-    the past from ``caches`` (one :class:`KVCache` per layer) instead of recomputing it."""
+    → ``(batch, 1, d_model)``. The layers are the model's own, each given its
+    :class:`DecoderCache`: the new token's query attends to the cached past instead of the
+    past being recomputed. No mask is needed: one new query may see every position so far."""
     embed, positions = model.tgt_embed  # Embeddings, PositionalEncoding (make_model's order)
     x = positions.dropout(embed(token) + positions.pe[position])  # (batch, 1, d_model)
-    for layer, cache, kv in zip(model.decoder.layers, caches, memory_kv):
-        x = layer.sublayer[0](x, lambda x, layer=layer, cache=cache:
-                              cached_self_attention(layer.self_attn, x, cache))
-        x = layer.sublayer[1](x, lambda x, layer=layer, kv=kv:
-                              cached_cross_attention(layer.src_attn, x, kv, src_mask))
-        x = layer.sublayer[2](x, layer.feed_forward)  # (batch, 1, d_model)
-    return model.decoder.norm(x)
+    return model.decoder(x, memory, src_mask, None, caches=caches)  # (batch, 1, d_model)
 
 
 @torch.no_grad()
@@ -254,11 +253,10 @@ def cached_greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol
     """:func:`~attncourse.layers.greedy_decode` with a KV cache: each step runs the decoder on
     the newest token only. Same arguments, same result; call ``model.eval()`` first."""
     memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
-    memory_kv = [_qkv_heads(layer.src_attn, memory)[1:] for layer in model.decoder.layers]
-    caches = [KVCache() for _ in model.decoder.layers]
+    caches = [DecoderCache() for _ in model.decoder.layers]
 
     def step(ys, position):  # only the newest token goes through the decoder
-        return decode_step(model, memory_kv, src_mask, ys[:, -1:], position, caches)
+        return decode_step(model, memory, src_mask, ys[:, -1:], position, caches)
 
     return greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol, step=step)
 
@@ -273,7 +271,8 @@ class GroupedQueryAttention(nn.Module):
 
     ``forward(query, key=None, value=None, mask=None, cache=None)`` → ``(batch, q_len,
     d_model)``; with a :class:`KVCache`, the new keys and values are appended to it first
-    (it stores ``num_kv_heads`` heads). The weights are kept in ``.attn``.
+    (it stores ``num_kv_heads`` heads). ``need_weights=True`` returns ``(output, weights)``,
+    weights ``(batch, num_heads, q_len, k_len)``, as :class:`MultiHeadAttention` does.
     """
 
     def __init__(self, d_model, num_heads, num_kv_heads, dropout=0.0, bias=True):
@@ -291,9 +290,9 @@ class GroupedQueryAttention(nn.Module):
         self.W_V = nn.Linear(d_model, num_kv_heads * self.d_k, bias=bias)
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
-        self.attn = None
 
-    def forward(self, query, key=None, value=None, mask=None, cache=None):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
+                need_weights=False, cache=None):
         query, key, value = self_attention_inputs(query, key, value)
         for name, t in (("query", query), ("key", key), ("value", value)):
             expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == self.d_model,
@@ -307,11 +306,14 @@ class GroupedQueryAttention(nn.Module):
         # query head i reads key/value head i // group
         k = k.repeat_interleave(self.group, dim=1)  # (batch, heads, k_len, d_k)
         v = v.repeat_interleave(self.group, dim=1)  # (batch, heads, k_len, d_k)
-        heads, self.attn = attention(q, k, v, heads_mask(mask), self.dropout)
-        return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        if cache is not None and is_causal:  # the new queries come after the cached keys
+            mask, is_causal = causal_for(q, k, after_cache=True), False
+        heads, weights = attend_heads(q, k, v, heads_mask(mask), is_causal, self.dropout,
+                                      need_weights)  # (batch, heads, q_len, d_k), weights
+        output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        return (output, weights) if need_weights else output
 
 
 __all__ = ["peak_tensor_bytes", "score_matrix_bytes", "online_softmax_update",
-           "tiled_attention", "append_kv", "KVCache", "kv_cache_bytes",
-           "cached_self_attention", "cached_cross_attention", "decode_step",
-           "cached_greedy_decode", "GroupedQueryAttention"]
+           "tiled_attention", "append_kv", "KVCache", "kv_cache_bytes", "DecoderCache",
+           "decode_step", "cached_greedy_decode", "GroupedQueryAttention"]

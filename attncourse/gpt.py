@@ -38,8 +38,8 @@ from attncourse.errors import expect, shape_of
 from attncourse.fit import ProgressLine, bar, learning_rate, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
 from attncourse.masks import causal_mask
-from attncourse.multihead import MultiHeadAttention, merge_heads, project_heads, sdpa_heads
-from attncourse.rope import RotaryMultiHeadAttention, apply_rotary
+from attncourse.multihead import MultiHeadAttention
+from attncourse.rope import RotaryMultiHeadAttention
 
 # ------------------------------------------------------------------------ 1. text to ids
 
@@ -420,34 +420,20 @@ def next_token_probs(logits, temperature=1.0, top_k=None):
     return logits.softmax(dim=-1)  # (..., vocab)
 
 
-def cached_attention(mha, x, cache, positions, mask=None):
-    """Self-attention of the new positions ``x`` ``(batch, new, d_model)`` over everything in
-    ``cache`` and themselves: their keys and values (rotated first, for rotary attention)
-    join the cache, then their queries attend to all of it. ``mask`` ``(new, total)`` is
-    needed only when several positions are new at once (a prompt)."""
-    q, k, v = project_heads(x, x, x, mha.W_QKV.weight, mha.W_QKV.bias, mha.num_heads)
-    if isinstance(mha, RotaryMultiHeadAttention):
-        q, k = apply_rotary(q, positions, mha.base), apply_rotary(k, positions, mha.base)
-    k, v = cache.append(k, v)  # (batch, heads, total, d_k)
-    heads = sdpa_heads(q, k, v, mask)  # (batch, heads, new, d_k)
-    return mha.W_O(merge_heads(heads))  # (batch, new, d_model)
-
-
 def forward_cached(model, ids, caches, start):
     """The model on new tokens ``ids`` ``(batch, new)`` at positions ``start, start + 1, ...``,
     with one :class:`~attncourse.efficient.KVCache` per block holding the earlier positions.
     Returns their logits ``(batch, new, vocab)``, equal to those of ``model`` on the whole
-    text. The blocks are the model's own; only the attention reads the past from the cache."""
+    text. The blocks are the model's own; each hands its attention its cache, whose new keys
+    and values (rotated first, for rotary attention) join it."""
     new = ids.size(1)
-    positions = torch.arange(start, start + new, device=ids.device)  # (new,)
-    mask = None
-    if new > 1:  # query start + i may see keys 0 .. start + i
+    mask = None  # one new token may see every position so far
+    if new > 1:  # a prompt: query start + i may see keys 0 .. start + i
+        positions = torch.arange(start, start + new, device=ids.device)  # (new,)
         mask = torch.arange(start + new, device=ids.device) <= positions.unsqueeze(1)
     x = model.embed_tokens(ids, start)  # (batch, new, d_model)
     for block, cache in zip(model.blocks, caches):
-        x = block.sublayer[0](x, lambda h, block=block, cache=cache: cached_attention(
-            block.self_attn, h, cache, positions, mask))
-        x = block.sublayer[1](x, block.feed_forward)  # (batch, new, d_model)
+        x = block(x, mask, cache)  # (batch, new, d_model)
     return model.head(model.norm(x))  # (batch, new, vocab)
 
 
@@ -499,5 +485,5 @@ def write(model, tokenizer, prompt, length=200, temperature=0.8, top_k=None, see
 
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
            "ngram_bits_per_char", "GPTConfig", "GPT", "LMHistory", "random_windows",
-           "train_lm", "evaluate_loss", "position_losses", "next_token_probs", "cached_attention",
+           "train_lm", "evaluate_loss", "position_losses", "next_token_probs",
            "forward_cached", "generate", "write"]

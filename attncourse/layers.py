@@ -26,7 +26,6 @@ the same when built with ``norm_first=True``; :meth:`EncoderLayer.from_torch` co
 
 import copy
 import math
-from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
@@ -34,7 +33,7 @@ from torch import nn
 
 from attncourse.errors import expect
 from attncourse.masks import causal_mask
-from attncourse.multihead import MultiHeadAttention, MultiHeadFromHeads
+from attncourse.multihead import MultiHeadAttention
 
 # --------------------------------------------------------------- 1-3. the building blocks
 
@@ -103,6 +102,13 @@ def clones(module, n):
     return nn.ModuleList(copy.deepcopy(module) for _ in range(n))
 
 
+def _cached(cache):
+    """The ``cache=`` argument of an attention call, given only when there is a cache: an
+    attention module that knows no caches (the Annotated Transformer's, a learner's) then
+    fits a layer too."""
+    return {} if cache is None else {"cache": cache}
+
+
 class EncoderLayer(nn.Module):
     """Self-attention over the source, then feed-forward, each in a :class:`SublayerConnection`."""
 
@@ -113,9 +119,11 @@ class EncoderLayer(nn.Module):
         self.feed_forward = feed_forward
         self.sublayer = clones(SublayerConnection(size, dropout), 2)
 
-    def forward(self, x, mask):
-        """``x`` ``(batch, src_len, d_model)``; ``mask`` hides padding keys ``(batch, 1, src_len)``."""
-        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask))  # (batch, src_len, d_model)
+    def forward(self, x, mask, cache=None):
+        """``x`` ``(batch, src_len, d_model)``; ``mask`` hides padding keys ``(batch, 1, src_len)``.
+        A GPT block is this layer with a causal mask; it may hand its attention a KV ``cache``
+        (notebook 07), which then holds the earlier positions."""
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask, **_cached(cache)))
         return self.sublayer[1](x, self.feed_forward)  # (batch, src_len, d_model)
 
     @classmethod
@@ -141,13 +149,18 @@ class DecoderLayer(nn.Module):
         self.feed_forward = feed_forward
         self.sublayer = clones(SublayerConnection(size, dropout), 3)
 
-    def forward(self, x, memory, src_mask, tgt_mask):
+    def forward(self, x, memory, src_mask, tgt_mask, cache=None):
         """``x`` ``(batch, tgt_len, d_model)``, ``memory`` ``(batch, src_len, d_model)``;
-        ``tgt_mask`` ``(batch, tgt_len, tgt_len)``, ``src_mask`` ``(batch, 1, src_len)``."""
+        ``tgt_mask`` ``(batch, tgt_len, tgt_len)``, ``src_mask`` ``(batch, 1, src_len)``.
+        ``cache``, a :class:`~attncourse.efficient.DecoderCache`, lets ``x`` be only the newest
+        position(s): each attention reads the rest from it (notebook 07)."""
+        self_cache, src_cache = (None, None) if cache is None else (cache.self_attn,
+                                                                     cache.src_attn)
         # 1. masked self-attention: each target position looks at itself and earlier ones
-        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask))
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask, **_cached(self_cache)))
         # 2. cross-attention: queries from the decoder, keys and values from the encoder
-        x = self.sublayer[1](x, lambda x: self.src_attn(x, memory, memory, src_mask))
+        x = self.sublayer[1](x, lambda x: self.src_attn(x, memory, memory, src_mask,
+                                                        **_cached(src_cache)))
         # 3. position-wise feed-forward
         return self.sublayer[2](x, self.feed_forward)  # (batch, tgt_len, d_model)
 
@@ -230,9 +243,11 @@ class Decoder(nn.Module):
         self.layers = clones(layer, n)
         self.norm = nn.LayerNorm(layer.size)
 
-    def forward(self, x, memory, src_mask, tgt_mask):
-        for layer in self.layers:
-            x = layer(x, memory, src_mask, tgt_mask)  # (batch, tgt_len, d_model)
+    def forward(self, x, memory, src_mask, tgt_mask, caches=None):
+        """``caches``: one :class:`~attncourse.efficient.DecoderCache` per layer, or None."""
+        caches = caches or [None] * len(self.layers)
+        for layer, cache in zip(self.layers, caches):
+            x = layer(x, memory, src_mask, tgt_mask, cache)  # (batch, tgt_len, d_model)
         return self.norm(x)
 
 
@@ -323,25 +338,6 @@ def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None, 
     return ys
 
 
-@contextmanager
-def attention_weights_kept(model):
-    """Inside this block every multi-head attention of ``model`` (:class:`MultiHeadAttention`
-    or :class:`~attncourse.multihead.MultiHeadFromHeads`) keeps its latest weights in
-    ``.attn`` ``(batch, heads, q_len, k_len)`` (slower: no fused kernel); afterwards each
-    goes back to what it did before."""
-    modules = [m for m in model.modules()
-               if isinstance(m, (MultiHeadAttention, MultiHeadFromHeads))]
-    before = [m.need_weights for m in modules]
-    for m in modules:
-        m.need_weights = True
-    try:
-        yield model
-    finally:
-        for m, need in zip(modules, before):
-            m.need_weights = need
-
-
 __all__ = ["SublayerConnection", "FeedForward", "sinusoidal_positions", "PositionalEncoding",
            "EncoderLayer", "DecoderLayer", "position_influence", "Encoder", "Decoder",
-           "Embeddings", "EncoderDecoder", "make_model", "greedy_decode",
-           "attention_weights_kept"]
+           "Embeddings", "EncoderDecoder", "make_model", "greedy_decode"]

@@ -14,13 +14,17 @@ d_k = d_model / h, each head projects into its own subspace and may look somewhe
 4. :class:`MultiHeadAttention` — the module: one fused Q/K/V projection (:func:`project_heads`),
    all heads in one call of PyTorch's fused kernel (:func:`sdpa_heads`, which hands a causal
    mask over as ``is_causal``), W_O; interchangeable with ``torch.nn.MultiheadAttention``
-   (``from_torch`` / ``to_torch``);
+   (``from_torch`` / ``to_torch``). Its weights are asked for per call (``need_weights=True``,
+   as in PyTorch), and a KV cache (notebook 07) is handed over per call too (``cache=``);
 5. :class:`MultiHeadFromHeads` — the same thing built from h separate heads, to prove the
    fused module computes exactly Concat(head_1..head_h) W_O; it runs head by head when its
-   weights are wanted, and as one fused call otherwise.
+   weights are wanted, and as one fused call otherwise;
+6. :func:`record_attention` — the weights of every attention layer inside a whole model,
+   for plotting, without threading ``need_weights`` through every layer's call.
 """
 
 import functools
+from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
@@ -142,15 +146,44 @@ def sdpa_heads(q, k, v, mask=None, is_causal=False, dropout_p=0.0):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout_p)
 
 
+def causal_for(q, k, after_cache=False):
+    """The causal mask ``(q_len, k_len)`` that ``is_causal=True`` stands for: SDPA's, query i
+    sees keys 0..i. ``after_cache=True``: the queries are the *last* q_len of the k_len
+    positions (a KV cache holds the earlier ones), so query i sees keys 0 .. k_len - q_len + i.
+    Both are :func:`~attncourse.masks.causal_mask` when q_len = k_len."""
+    q_len, k_len = q.size(-2), k.size(-2)
+    diagonal = k_len - q_len if after_cache else 0
+    return torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(diagonal)
+
+
+def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights=False):
+    """Every head's attention, ``(heads_output (batch, heads, q_len, d_v), weights)``.
+
+    ``need_weights=True`` runs the course's readable :func:`attention`, which returns the
+    weights ``(batch, heads, q_len, k_len)``; otherwise PyTorch's fused kernel
+    (:func:`sdpa_heads`) runs, which never builds them, and ``weights`` is ``None``.
+    ``dropout`` is the module's ``nn.Dropout`` (active in training only), or None."""
+    if need_weights:
+        mask = causal_for(q, k) if is_causal else mask
+        return attention(q, k, v, mask, dropout)
+    dropout_p = dropout.p if dropout is not None and dropout.training else 0.0
+    return sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with one fused Q/K/V projection and an output projection W_O.
 
     ``forward(query, key, value, mask=None, is_causal=False)`` → ``(batch, q_len, d_model)``;
     the mask is True where a query may attend, and ``is_causal=True`` means the causal mask
-    (as in SDPA). With ``need_weights = True`` the heads run through the course's
-    :func:`attention` and keep their weights in ``.attn`` ``(batch, heads, q_len, k_len)`` for
-    plotting; otherwise (the default) they run through :func:`sdpa_heads`, PyTorch's fused
-    kernel, and ``.attn`` is ``None``.
+    (as in SDPA). The heads run in PyTorch's fused kernel (:func:`sdpa_heads`), which never
+    builds the weights. Ask for them in the call — ``out, weights = mha(x,
+    need_weights=True)``, weights ``(batch, heads, q_len, k_len)`` — and the heads run through
+    the course's :func:`attention` instead (slower, the same output).
+
+    ``cache=`` takes a :class:`~attncourse.efficient.KVCache` (notebook 07): the new keys and
+    values join it, and the queries attend to everything in it. A cache made with
+    ``KVCache(fixed=True)`` keeps the first keys and values it gets — cross-attention's
+    encoder memory, projected once — and later calls project only their queries.
     """
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
@@ -160,24 +193,40 @@ class MultiHeadAttention(nn.Module):
         self.W_QKV = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)  # on the attention weights, as nn.MultiheadAttention
-        self.need_weights = False
-        self.attn = None
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
+                need_weights=False, cache=None):
         """``query`` ``(batch, q_len, d_model)``; ``key`` and ``value`` ``(batch, k_len, d_model)``,
-        ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``."""
+        ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``. Returns the
+        output ``(batch, q_len, d_model)``, or ``(output, weights)`` with ``need_weights=True``."""
         query, key, value = self_attention_inputs(query, key, value)
         _check_inputs(self.d_model, query, key, value, mask, is_causal)
+        q, k, v = self.project(query, key, value, cache)  # (batch, heads, seq, d_k)
+        return self.attend(q, k, v, heads_mask(mask), is_causal, need_weights,
+                           cached=cache is not None)
+
+    def project(self, query, key, value, cache=None):
+        """Q, K, V split into heads ``(batch, heads, seq, d_k)``; with a ``cache``, K and V
+        are everything it holds after this call."""
+        if cache is not None and cache.fixed and len(cache):  # the memory's K, V: projected once
+            W_Q = self.W_QKV.weight[:self.d_model]  # the first d_model rows are W_Q
+            b_Q = None if self.W_QKV.bias is None else self.W_QKV.bias[:self.d_model]
+            return split_heads(F.linear(query, W_Q, b_Q), self.num_heads), cache.key, cache.value
         q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
                                 self.num_heads)  # (batch, heads, seq, d_k)
-        mask = heads_mask(mask)
-        if self.need_weights:
-            mask = _causal_if(is_causal, q, k, mask)
-            heads, self.attn = attention(q, k, v, mask, self.dropout)  # (batch, heads, q_len, d_k)
-        else:
-            dropout_p = self.dropout.p if self.training else 0.0
-            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
-        return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        if cache is not None:
+            k, v = cache.append(k, v)  # (batch, heads, past + new, d_k)
+        return q, k, v
+
+    def attend(self, q, k, v, mask, is_causal, need_weights, cached=False):
+        """Every head's attention, Concat(head_1..head_h) W_O ``(batch, q_len, d_model)``, and
+        the weights if asked. ``cached``: the queries are the newest of the keys' positions."""
+        if cached and is_causal:  # the causal mask of queries that come after the cached keys
+            mask, is_causal = causal_for(q, k, after_cache=True), False
+        heads, weights = attend_heads(q, k, v, mask, is_causal, self.dropout,
+                                      need_weights)  # (batch, heads, q_len, d_k), weights
+        output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        return (output, weights) if need_weights else output
 
     @classmethod
     def from_torch(cls, m):
@@ -237,14 +286,6 @@ def _causal_reference(size, device):
     return causal_mask(size, device)
 
 
-def _causal_if(is_causal, q, k, mask):
-    """``mask``, or, for ``is_causal=True``, SDPA's causal mask ``(q_len, k_len)``: query i sees
-    keys 0..i."""
-    if not is_causal:
-        return mask
-    return torch.ones(q.size(-2), k.size(-2), dtype=torch.bool, device=q.device).tril()
-
-
 def _additive(mask, dtype):
     """The mask as a float added to the scores (0 or the masked value), so that SDPA treats
     a fully masked row as :func:`attention` does (equal weights) instead of returning 0."""
@@ -265,13 +306,13 @@ def _copy_linear(linear, weight, bias=None):
 class MultiHeadFromHeads(nn.Module):
     """Multi-head attention spelled out: h :class:`AttentionHead` s, concatenated, then W_O.
 
-    With ``need_weights = True`` (the default: this module is here to be looked at) the heads
-    run one after the other — literally the paper's formula — and ``.attn`` keeps their weights
-    ``(batch, heads, q_len, k_len)``. With ``need_weights = False`` the heads' projections are
-    stacked into one matrix (:meth:`stacked_qkv`) and all heads run in one fused
-    :func:`sdpa_heads` call: the same function, as fast as :class:`MultiHeadAttention` (the ViT
-    trains this way). ``forward`` returns ``(batch, q_len, d_model)``; :meth:`from_fused`
-    loads a fused module's weights to prove the two modules agree.
+    Called with ``need_weights=True`` the heads run one after the other — literally the
+    paper's formula — and the call returns ``(output, weights)``, weights
+    ``(batch, heads, q_len, k_len)``. Otherwise the heads' projections are stacked into one
+    matrix (:meth:`stacked_qkv`) and all heads run in one fused :func:`sdpa_heads` call: the
+    same function, as fast as :class:`MultiHeadAttention` (the ViT trains this way), returning
+    ``(batch, q_len, d_model)``. :meth:`from_fused` loads a fused module's weights to prove
+    the two modules agree.
     """
 
     def __init__(self, d_model, num_heads, bias=True):
@@ -281,25 +322,24 @@ class MultiHeadFromHeads(nn.Module):
         self.heads = nn.ModuleList(
             AttentionHead(d_model, self.d_k, bias=bias) for _ in range(num_heads))
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
-        self.need_weights = True
-        self.attn = None
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
+                need_weights=False):
         """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
         query, key, value = self_attention_inputs(query, key, value)
         _check_inputs(self.d_model, query, key, value, mask, is_causal)
         mask = heads_mask(mask)
-        if not self.need_weights:  # all heads at once
+        if not need_weights:  # all heads at once
             q, k, v = project_heads(query, key, value, *self.stacked_qkv(), self.num_heads)
-            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal), None  # (b, h, q_len, d_k)
+            heads = sdpa_heads(q, k, v, mask, is_causal)  # (batch, heads, q_len, d_k)
             return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
-        mask = _causal_if(is_causal, query, key, mask)
+        mask = causal_for(query, key) if is_causal else mask
         outputs, probs = zip(*(
             head(query, key, value, None if mask is None else _mask_of_head(mask, i))
-            for i, head in enumerate(self.heads)))  # h × (batch, q_len, d_k), h × (b, q, k)
-        self.attn = torch.stack(probs, dim=1)  # (batch, heads, q_len, k_len)
+            for i, head in enumerate(self.heads)))  # heads × (b, q_len, d_k), heads × (b, q, k)
+        weights = torch.stack(probs, dim=1)  # (batch, heads, q_len, k_len)
         concat = torch.cat(outputs, dim=-1)  # (batch, q_len, heads * d_k)
-        return self.W_O(concat)  # (batch, q_len, d_model)
+        return self.W_O(concat), weights  # (batch, q_len, d_model), the weights
 
     def stacked_qkv(self):
         """The heads' projections as one ``(3·d_model, d_model)`` weight and its bias: the rows
@@ -332,5 +372,44 @@ def _mask_of_head(mask, i):
     return mask[:, i if mask.size(1) > 1 else 0] if mask.dim() == 4 else mask
 
 
+# ------------------------------------------- 6. the weights of every layer in a model
+
+
+@contextmanager
+def record_attention(model):
+    """Inside this block, every multi-head attention in ``model`` (:class:`MultiHeadAttention`,
+    its subclasses, :class:`MultiHeadFromHeads`) is called with ``need_weights=True``, and the
+    block's value, a dict, maps each of them to the weights of its latest call
+    ``(batch, heads, q_len, k_len)``. The model's code stays as it is: the request is added to
+    each call on its way in, and the weights are taken off the result on its way out. ::
+
+        with record_attention(model) as weights:
+            model(x)
+        weights[model.encoder.layers[0].self_attn]  # (batch, heads, seq, seq)
+    """
+    weights = {}
+    callers_asked = []  # per call in progress: did the caller itself ask for the weights?
+
+    def ask(module, args, kwargs):
+        callers_asked.append(kwargs.get("need_weights", False))
+        return args, {**kwargs, "need_weights": True}
+
+    def keep(module, args, kwargs, result):
+        output, weights[module] = result
+        return result if callers_asked.pop() else output
+
+    handles = []
+    for module in model.modules():
+        if isinstance(module, (MultiHeadAttention, MultiHeadFromHeads)):
+            handles.append(module.register_forward_pre_hook(ask, with_kwargs=True))
+            handles.append(module.register_forward_hook(keep, with_kwargs=True))
+    try:
+        yield weights
+    finally:
+        for handle in handles:
+            handle.remove()
+
+
 __all__ = ["AttentionHead", "split_heads", "merge_heads", "heads_mask", "multi_head_forward",
-           "project_heads", "sdpa_heads", "MultiHeadAttention", "MultiHeadFromHeads"]
+           "project_heads", "sdpa_heads", "causal_for", "attend_heads", "MultiHeadAttention",
+           "MultiHeadFromHeads", "record_attention"]

@@ -22,14 +22,11 @@ The story, top to bottom:
 
 import torch
 
-from attncourse.attention import attention
 from attncourse.errors import expect, shape_of
 from attncourse.multihead import (
     MultiHeadAttention,
     heads_mask,
-    merge_heads,
     project_heads,
-    sdpa_heads,
     self_attention_inputs,
 )
 
@@ -68,39 +65,33 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
     """Multi-head self-attention with rotary position embeddings: each head's queries and keys
     are rotated by their positions after the projection. The call is
     :class:`~attncourse.multihead.MultiHeadAttention`'s, plus ``positions`` ``(seq,)``
-    (default ``0, 1, ..., seq - 1``); queries and keys share the positions, so it is
-    self-attention only (``key`` and ``value`` default to ``query``)."""
+    (default ``0, 1, ..., seq - 1``, or, after a ``cache`` of n positions, ``n, n + 1, ...``);
+    queries and keys share the positions, so it is self-attention only (``key`` and ``value``
+    default to ``query``). A cache keeps the keys already rotated: a key's rotation depends on
+    its own position only, so it never changes."""
 
     def __init__(self, d_model, num_heads, dropout=0.0, bias=True, base=10000.0):
         super().__init__(d_model, num_heads, dropout, bias)
         self.base = base
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False, positions=None):
+    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
+                positions=None, need_weights=False, cache=None):
         query, key, value = self_attention_inputs(query, key, value)
         expect(torch.is_tensor(query) and query.dim() == 3 and query.size(-1) == self.d_model,
                f"`query` should be (batch, seq, d_model = {self.d_model}), got "
                f"{shape_of(query)}.")
         expect(key.shape == query.shape, "rotary attention here is self-attention: queries "
                                          "and keys share one sequence of positions.")
-        if positions is None:
-            positions = torch.arange(query.size(1), device=query.device)  # (seq,)
+        if positions is None:  # after a cache of n positions, the new ones are n, n + 1, ...
+            start = 0 if cache is None else len(cache)
+            positions = torch.arange(start, start + query.size(1), device=query.device)
         q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
                                 self.num_heads)  # (batch, heads, seq, d_k)
         q, k = apply_rotary(q, positions, self.base), apply_rotary(k, positions, self.base)
-        return self._attend(q, k, v, heads_mask(mask), is_causal)  # (batch, seq, d_model)
-
-    def _attend(self, q, k, v, mask, is_causal):
-        """Attention of rotated heads (by the fused kernel, or by :func:`attention` when the
-        weights are wanted), then Concat and W_O."""
-        if self.need_weights:
-            if is_causal:
-                mask = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool,
-                                  device=q.device).tril()
-            heads, self.attn = attention(q, k, v, mask, self.dropout)  # (b, h, q_len, d_k)
-        else:
-            dropout_p = self.dropout.p if self.training else 0.0
-            heads, self.attn = sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
-        return self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
+        if cache is not None:
+            k, v = cache.append(k, v)  # kept rotated: (batch, heads, past + new, d_k)
+        return self.attend(q, k, v, heads_mask(mask), is_causal, need_weights,
+                           cached=cache is not None)
 
 
 __all__ = ["rotary_angles", "apply_rotary", "RotaryMultiHeadAttention"]

@@ -16,7 +16,8 @@ import torch.nn.functional as F
 from attncourse.data import detokenize
 from attncourse.errors import expect
 from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
-from attncourse.layers import attention_weights_kept, greedy_decode
+from attncourse.layers import greedy_decode
+from attncourse.multihead import record_attention
 from attncourse.text import tokenize
 
 # ------------------------------------------------------------------------ training
@@ -156,12 +157,12 @@ def translate(model, corpus, german, max_len=20):
     device = model_device(model)
     src, src_mask = (t.to(device) for t in corpus.encode(german))  # (1, src_len), (1, 1, src_len)
     model.eval()
-    with attention_weights_kept(model):
+    with record_attention(model) as weights:
         ys = greedy_decode(model, src, src_mask, max_len, vocab.bos_id, vocab.eos_id)
     # the last decoding step read <bos> w1 ... wn and chose <eos>: its cross-attention has
     # one row per output token
-    weights = model.decoder.layers[-1].src_attn.attn[0]  # (heads, len(english), src_len)
-    return Translation(tokenize(german), vocab.decode(ys[0, 1:]), weights)
+    alignment = weights[model.decoder.layers[-1].src_attn][0]  # (heads, len(english), src_len)
+    return Translation(tokenize(german), vocab.decode(ys[0, 1:]), alignment)
 
 
 __all__ = ["History", "loss_fn", "train", "translate_ids", "evaluate", "Translation", "translate"]

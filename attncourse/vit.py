@@ -31,8 +31,8 @@ from torch import nn
 
 from attncourse.errors import expect, shape_of
 from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
-from attncourse.layers import Encoder, EncoderLayer, FeedForward, attention_weights_kept
-from attncourse.multihead import MultiHeadFromHeads, check_num_heads
+from attncourse.layers import Encoder, EncoderLayer, FeedForward
+from attncourse.multihead import MultiHeadFromHeads, check_num_heads, record_attention
 
 # ------------------------------------------------------------------ 1. patches as tokens
 
@@ -187,8 +187,7 @@ class ViT(nn.Module):
         # step attention can tell patches apart; tiny starting values stall training a while
         self.positions = nn.Parameter(torch.randn(1, c.num_patches + 1, c.d_model))
         self.dropout = nn.Dropout(c.dropout)
-        attn = MultiHeadFromHeads(c.d_model, c.num_heads)
-        attn.need_weights = False  # train all heads in one fused call; attention_weights() asks
+        attn = MultiHeadFromHeads(c.d_model, c.num_heads)  # fused unless weights are asked for
         layer = EncoderLayer(c.d_model, attn, FeedForward(c.d_model, c.d_ff, c.dropout),
                              c.dropout)
         self.encoder = Encoder(layer, c.num_layers)  # ends with a layer norm
@@ -215,11 +214,11 @@ class ViT(nn.Module):
     @torch.no_grad()
     def attention_weights(self, images):
         """Every layer's attention, ``(batch, layers, heads, tokens, tokens)`` with tokens =
-        1 + num_patches (token 0 is the class token); each row sums to one. The heads run one
-        by one for this call, each keeping its weights (training runs them fused)."""
-        with attention_weights_kept(self):
+        1 + num_patches (token 0 is the class token); each row sums to one. For this call the
+        heads run one by one, returning their weights (training runs them fused)."""
+        with record_attention(self) as weights:
             self.features(images)
-        return torch.stack([layer.self_attn.attn for layer in self.encoder.layers], dim=1)
+        return torch.stack([weights[layer.self_attn] for layer in self.encoder.layers], dim=1)
 
 
 # ------------------------------------------------------- 5. what the model looks at

@@ -14,6 +14,7 @@ import torch.nn.functional as F
 from common import best_interleaved, table
 from torch import nn
 
+from attncourse.multihead import record_attention
 from attncourse.vit import ViT, ViTConfig
 
 CIFAR = ViTConfig(image_size=32, patch_size=4, in_channels=3, d_model=192, num_heads=6,
@@ -62,9 +63,7 @@ def training_step(model, images, labels, autocast_dtype=None):
 def _models(config, device):
     torch.manual_seed(0)
     fused, theirs = ViT(config).to(device), twin(config).to(device)
-    looped = ViT(config).to(device)
-    for layer in looped.encoder.layers:
-        layer.self_attn.need_weights = True  # the heads one by one, as attention_weights runs
+    looped = ViT(config).to(device)  # stepped inside record_attention: heads one by one
     sizes = {sum(p.numel() for p in m.parameters()) for m in (fused, theirs, looped)}
     assert len(sizes) == 1, f"the twin should have as many parameters as ours: {sizes}"
     return fused.train(), looped.train(), theirs.train(), sizes.pop()
@@ -73,6 +72,13 @@ def _models(config, device):
 def _row(label, config, batch, device, autocast_dtype, rounds, number, sync=None,
          clock=time.perf_counter):
     fused, looped, theirs, _ = _models(config, device)
+    with record_attention(looped):  # the heads one by one, as attention_weights runs them
+        return _timed_row(label, fused, looped, theirs, config, batch, device, autocast_dtype,
+                          rounds, number, sync, clock)
+
+
+def _timed_row(label, fused, looped, theirs, config, batch, device, autocast_dtype, rounds,
+               number, sync, clock):
     images = torch.rand(batch, config.in_channels, config.image_size, config.image_size,
                         device=device)
     labels = torch.randint(0, config.num_classes, (batch,), device=device)
@@ -107,8 +113,8 @@ def main():
         f"thread (`time.thread_time`, so that other programs on the machine do not count). "
         f"AdamW is fused, as in `train_classifier`. *Fused*: the ViT as it "
         f"trains, its `MultiHeadFromHeads` running all heads in one SDPA call; *head by head*: "
-        f"the same model with `need_weights = True`, the Python loop over `AttentionHead`s "
-        f"that collects attention maps. Target: fused / torch ≤ 1.0×.",
+        f"the same model inside `record_attention` (every call with `need_weights=True`), the "
+        f"Python loop over `AttentionHead`s that collects attention maps. Target: fused / torch ≤ 1.0×.",
         "",
         table(HEADER, [row]),
     ])

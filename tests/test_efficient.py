@@ -9,6 +9,7 @@ import torch.nn.functional as F
 
 import attncourse as ac
 from attncourse.efficient import (
+    DecoderCache,
     GroupedQueryAttention,
     KVCache,
     append_kv,
@@ -160,14 +161,52 @@ def test_decode_step_equals_the_full_decoder_at_every_position(model):
     with torch.no_grad():
         memory = model.encode(src, src_mask)
         full = model.decode(memory, src_mask, tgt, ac.causal_mask(tgt.size(1)))
-        memory_kv = [[split_heads(t, layer.src_attn.num_heads)
-                      for t in layer.src_attn.W_QKV(memory).chunk(3, -1)[1:]]
-                     for layer in model.decoder.layers]
-        caches = [KVCache() for _ in model.decoder.layers]
-        steps = [decode_step(model, memory_kv, src_mask, tgt[:, t:t + 1], t, caches)
+        caches = [DecoderCache() for _ in model.decoder.layers]
+        steps = [decode_step(model, memory, src_mask, tgt[:, t:t + 1], t, caches)
                  for t in range(tgt.size(1))]
     assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-5)
-    assert all(len(c) == tgt.size(1) for c in caches)
+    assert all(len(c.self_attn) == tgt.size(1) for c in caches)
+    for layer, cache in zip(model.decoder.layers, caches):  # the memory's K, V, projected once
+        expected = split_heads(layer.src_attn.W_QKV(memory).chunk(3, -1)[1], 4)
+        assert len(cache.src_attn) == 5 and torch.allclose(cache.src_attn.key, expected)
+
+
+def test_the_memory_is_projected_once_and_a_fixed_cache_takes_no_more(model, monkeypatch):
+    src = torch.tensor([[3, 5, 7, 2, 0]])
+    src_mask = ac.padding_mask(src, 0)
+    with torch.no_grad():
+        memory = model.encode(src, src_mask)  # (1, 5, d_model)
+        projected = []  # the sequence length of every matrix product's input
+        linear = F.linear
+        monkeypatch.setattr(F, "linear", lambda x, *args: projected.append(x.size(1))
+                            or linear(x, *args))
+        caches = [DecoderCache() for _ in model.decoder.layers]
+        for t in range(4):
+            decode_step(model, memory, src_mask, torch.tensor([[1]]), t, caches)
+    # the memory (5 positions) went through W_K and W_V of each of the 2 layers, at step 0 only
+    assert projected.count(5) == 2 * 2 and len(projected) > 4 * 2 * 4
+    with pytest.raises(ac.CourseError, match="fixed"):
+        caches[0].src_attn.append(caches[0].src_attn.key, caches[0].src_attn.value)
+
+
+def test_attention_with_a_cache_and_is_causal_masks_after_the_cached_positions():
+    """Queries after a cache are its newest positions: a prompt's causal mask sits at the
+    bottom right of (new, total), and the steps equal one pass over the whole sequence."""
+    torch.manual_seed(1)
+    mha = ac.MultiHeadAttention(16, 4).eval()
+    x = torch.randn(2, 9, 16)
+    with torch.no_grad():
+        full = mha(x, is_causal=True)
+        for need_weights in (False, True):
+            cache = KVCache()
+            parts = [mha(x[:, :4], is_causal=True, cache=cache, need_weights=need_weights),
+                     mha(x[:, 4:5], cache=cache, need_weights=need_weights),
+                     mha(x[:, 5:], is_causal=True, cache=cache, need_weights=need_weights)]
+            if need_weights:
+                parts, weights = zip(*parts)
+                assert weights[2].shape == (2, 4, 4, 9)
+                assert (weights[2][..., 0, 6:] == 0).all() and (weights[2][..., 0, :6] > 0).all()
+            torch.testing.assert_close(torch.cat(parts, dim=1), full, atol=1e-5, rtol=1e-4)
 
 
 def test_cached_greedy_decode_equals_recomputation(model):
@@ -235,7 +274,12 @@ def test_gqa_cache_stores_kv_heads_only_and_matches_the_full_pass():
     with torch.no_grad():
         full = gqa(x, mask=ac.causal_mask(7))
         steps = torch.cat([gqa(x[:, t:t + 1], cache=cache) for t in range(7)], dim=1)
-    assert torch.allclose(steps, full, atol=1e-5)
+        prompt_cache = KVCache()
+        prompt = torch.cat([gqa(x[:, :4], is_causal=True, cache=prompt_cache),
+                            gqa(x[:, 4:], is_causal=True, cache=prompt_cache)], dim=1)
+        _, weights = gqa(x, mask=ac.causal_mask(7), need_weights=True)
+    assert torch.allclose(steps, full, atol=1e-5) and torch.allclose(prompt, full, atol=1e-5)
+    assert weights.shape == (2, 8, 7, 7) and weights.triu(1).abs().max() == 0
     assert cache.key.shape == (2, 2, 7, 4)
     assert cache.nbytes == kv_cache_bytes(1, 2, 2, 7, 4, torch.float32)
 

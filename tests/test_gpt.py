@@ -15,7 +15,7 @@ from torch import nn
 import attncourse as ac
 from attncourse import gpt
 from attncourse.efficient import KVCache
-from attncourse.layers import EncoderLayer, attention_weights_kept
+from attncourse.layers import EncoderLayer
 from attncourse.rope import RotaryMultiHeadAttention, apply_rotary, rotary_angles
 from attncourse.stories import CHARACTERS, story, tiny_stories
 
@@ -253,10 +253,9 @@ def test_rotary_attention_with_weights_equals_the_fused_kernel_and_is_causal():
     with torch.no_grad():
         fused = mha(x, mask=ac.causal_mask(7))
         fused_flag = mha(x, is_causal=True)
-        with attention_weights_kept(mha):
-            kept = mha(x, mask=ac.causal_mask(7))
-            assert mha.attn.shape == (2, 4, 7, 7) and mha.attn.triu(1).abs().max() == 0
-            kept_flag = mha(x, is_causal=True)
+        kept, weights = mha(x, mask=ac.causal_mask(7), need_weights=True)
+        assert weights.shape == (2, 4, 7, 7) and weights.triu(1).abs().max() == 0
+        kept_flag, _ = mha(x, is_causal=True, need_weights=True)
     assert torch.allclose(fused, kept, atol=1e-10) and torch.allclose(fused_flag, fused)
     assert torch.allclose(kept_flag, kept, atol=1e-10)
     with torch.no_grad():  # positions shifted together: the same output

@@ -89,7 +89,6 @@ def _pair(d_model=64, num_heads=8, dtype=torch.float32, seed=0):
 def test_multi_head_attention_equals_torch(dtype, mask_kind, need_weights):
     theirs, ours = _pair(dtype=dtype)
     assert ours.W_QKV.weight.device.type == "cuda" and ours.W_QKV.weight.dtype == dtype
-    ours.need_weights = need_weights
     x = randn(3, 40, 64, dtype=dtype)
     lengths = torch.tensor([40, 25, 7], device=DEVICE)
     padding = torch.arange(40, device=DEVICE) < lengths[:, None]  # (batch, seq), True = real
@@ -105,11 +104,12 @@ def test_multi_head_attention_equals_torch(dtype, mask_kind, need_weights):
     }[mask_kind]
     with torch.no_grad():
         expected, _ = theirs(x, x, x, need_weights=False, **torch_kwargs)
-        got = ours(x, **ours_kwargs)
-    close(got, expected, dtype)
+        got = ours(x, **ours_kwargs, need_weights=need_weights)
     if need_weights:
-        assert ours.attn.shape == (3, 8, 40, 40)
-        close(ours.attn.sum(-1), torch.ones(3, 8, 40, device=DEVICE), dtype)
+        got, weights = got
+        assert weights.shape == (3, 8, 40, 40)
+        close(weights.sum(-1), torch.ones(3, 8, 40, device=DEVICE), dtype)
+    close(got, expected, dtype)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -145,15 +145,13 @@ def test_causal_self_attention_runs_on_the_flash_kernel(dtype):
 
     _, ours = _pair(128, 2, dtype=dtype)  # d_k = 64, flash's favourite
     heads = ac.MultiHeadFromHeads.from_fused(ours)
-    heads.need_weights = False
     x = randn(2, 256, 128, dtype=dtype).requires_grad_()
     with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
         for module in (ours, heads):
             module(x, mask=ac.causal_mask(256, DEVICE)).float().sum().backward()
             module(x, is_causal=True).float().sum().backward()
     with torch.no_grad():
-        ours.need_weights = True
-        close(heads(x, is_causal=True), ours(x, is_causal=True), dtype)
+        close(heads(x, is_causal=True), ours(x, is_causal=True, need_weights=True)[0], dtype)
 
 
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
@@ -163,9 +161,9 @@ def test_separate_heads_fused_and_one_by_one_agree_on_the_gpu(dtype):
     x, memory = randn(2, 20, 64, dtype=dtype), randn(2, 30, 64, dtype=dtype, seed=1)
     outputs = []
     for need_weights in (False, True):
-        heads.need_weights = need_weights
         heads.zero_grad()
-        out = heads(x, memory, memory)
+        out = heads(x, memory, memory, need_weights=need_weights)
+        out = out[0] if need_weights else out
         out.float().square().mean().backward()
         outputs.append((out, heads.heads[3].key.weight.grad))
     (fused_out, fused_grad), (loop_out, loop_grad) = outputs
@@ -284,7 +282,7 @@ def test_vit_forward_on_the_gpu_equals_the_cpu():
         weights = model.attention_weights(images.to(DEVICE))
     close(on_gpu.cpu(), on_cpu)
     assert weights.shape == (8, 2, 4, 17, 17) and weights.device.type == "cuda"
-    assert not any(layer.self_attn.need_weights for layer in model.encoder.layers)
+    assert not any(layer.self_attn._forward_hooks for layer in model.encoder.layers)
 
 
 def _cifar_like(n_train=512, n_test=256):

@@ -20,13 +20,12 @@ from attncourse.layers import (
     EncoderLayer,
     FeedForward,
     PositionalEncoding,
-    attention_weights_kept,
     greedy_decode,
     make_model,
     position_influence,
     sinusoidal_positions,
 )
-from attncourse.multihead import MultiHeadAttention
+from attncourse.multihead import MultiHeadAttention, record_attention
 from attncourse.train import evaluate, train, translate
 
 D_MODEL, HEADS, D_FF = 32, 4, 64
@@ -140,25 +139,38 @@ def test_shapes_through_layers_and_model():
     assert ys.shape == (3, 5) and (ys[:, 0] == 2).all()
 
 
-def test_cross_attention_weights_are_target_by_source_and_flags_are_restored():
+def test_recorded_cross_attention_weights_are_target_by_source_and_leave_no_trace():
     model = make_model(12, 17, n=2, d_model=D_MODEL, d_ff=D_FF, h=HEADS).eval()
     x, memory, src_mask, tgt_mask, src, tgt = batch()
-    with attention_weights_kept(model):
-        model(src, tgt, src_mask, tgt_mask)
-    weights = model.decoder.layers[-1].src_attn.attn
+    with torch.no_grad():
+        plain = model(src, tgt, src_mask, tgt_mask)
+        with record_attention(model) as recorded:
+            out = model(src, tgt, src_mask, tgt_mask)
+    torch.testing.assert_close(out, plain, atol=1e-5, rtol=1e-4)  # the same output, a tensor
+    attentions = [m for m in model.modules() if isinstance(m, MultiHeadAttention)]
+    assert set(recorded) == set(attentions)  # 2 encoder layers × 1 + 2 decoder layers × 2
+    weights = recorded[model.decoder.layers[-1].src_attn]
     assert weights.shape == (3, HEADS, 4, 6)
     assert torch.allclose(weights.sum(-1), torch.ones(3, HEADS, 4))
     assert (weights[0, :, :, 4:] == 0).all()  # padded German tokens get no attention
-    assert not any(m.need_weights for m in model.modules() if isinstance(m, MultiHeadAttention))
+    assert recorded[model.encoder.layers[0].self_attn].shape == (3, HEADS, 6, 6)
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in attentions)
 
 
-def test_weights_kept_reaches_separate_heads_and_restores_each_flag():
-    fused, looped = ac.MultiHeadFromHeads(16, 4), ac.MultiHeadFromHeads(16, 4)
-    fused.need_weights = False
-    model = nn.ModuleList([fused, looped, MultiHeadAttention(16, 4)])
-    with attention_weights_kept(model):
-        assert all(m.need_weights for m in model)
-    assert [m.need_weights for m in model] == [False, True, False]
+def test_record_attention_reaches_separate_heads_and_removes_its_hooks_on_errors():
+    heads = ac.MultiHeadFromHeads(16, 4)
+    model = nn.ModuleList([heads, MultiHeadAttention(16, 4), nn.Linear(16, 16)])
+    x = torch.randn(2, 3, 16)
+    with pytest.raises(RuntimeError, match="inside"):
+        with record_attention(model) as recorded:
+            assert torch.is_tensor(heads(x))  # the module's result as the caller wrote it
+            raise RuntimeError("inside")
+    assert recorded[heads].shape == (2, 4, 3, 3)
+    assert all(not m._forward_hooks and not m._forward_pre_hooks for m in model)
+    assert torch.is_tensor(heads(x)) and list(recorded) == [heads]  # nothing recorded after
+    with record_attention(model) as recorded:  # a caller that asks gets what it asked for
+        out, weights = heads(x, need_weights=True)
+    assert out.shape == (2, 3, 16) and weights is recorded[heads]
 
 
 def test_positional_encoding():

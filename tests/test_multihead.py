@@ -24,11 +24,7 @@ def _pair(d_model, num_heads, bias=True, batch_first=True, seed=0):
 
 def _ours_both_paths(ours, *args, **kwargs):
     """Our output through the SDPA path and through the course's attention()."""
-    outs = []
-    for need in (False, True):
-        ours.need_weights = need
-        outs.append(ours(*args, **kwargs))
-    return outs
+    return [ours(*args, **kwargs), ours(*args, **kwargs, need_weights=True)[0]]
 
 
 @pytest.mark.parametrize("batch,q_len,k_len,d_model,num_heads", [
@@ -109,17 +105,18 @@ def test_fully_masked_rows_give_the_same_finite_result_on_both_paths():
     assert not torch.allclose(fast[1], ours.W_O.bias.expand(3, 8))  # not zeros before W_O
 
 
-def test_attn_holds_the_weights_only_when_asked():
+def test_the_weights_come_back_only_from_a_call_that_asks():
     _, ours = _pair(16, 4)
     x, mem = torch.randn(2, 3, 16), torch.randn(2, 5, 16)
-    ours.need_weights = True
-    ours(x, mem, mem, ac.causal_mask(5)[:3])
-    assert ours.attn.shape == (2, 4, 3, 5)
-    torch.testing.assert_close(ours.attn.sum(-1), torch.ones(2, 4, 3))
-    assert (ours.attn[:, :, 0, 1:] == 0).all()  # masked keys get no weight
-    ours.need_weights = False
-    ours(x, mem, mem)
-    assert ours.attn is None
+    out, weights = ours(x, mem, mem, ac.causal_mask(5)[:3], need_weights=True)
+    assert out.shape == (2, 3, 16) and weights.shape == (2, 4, 3, 5)
+    torch.testing.assert_close(weights.sum(-1), torch.ones(2, 4, 3))
+    assert (weights[:, :, 0, 1:] == 0).all()  # masked keys get no weight
+    plain = ours(x, mem, mem)
+    assert torch.is_tensor(plain) and plain.shape == (2, 3, 16)
+    assert not hasattr(ours, "attn") and not hasattr(ours, "need_weights")  # no state kept
+    with pytest.raises(TypeError):
+        ours(x, mem, mem, None, False, True)  # need_weights is keyword-only
 
 
 def test_to_torch_round_trip_and_bias_false():
@@ -158,16 +155,16 @@ def test_separate_heads_equal_the_fused_module(bias):
     if bias:
         with torch.no_grad():
             fused.W_QKV.bias.normal_()
-    fused.need_weights = True
     split = ac.MultiHeadFromHeads.from_fused(fused)
     assert len(split.heads) == 4 and isinstance(split.heads[0], ac.AttentionHead)
     x, mem = torch.randn(3, 5, 32), torch.randn(3, 7, 32)
     for args, mask in (((x,), None), ((x,), ac.causal_mask(5)), ((x, mem, mem), None),
                        ((x, mem, mem), torch.rand(3, 4, 5, 7) > 0.3)):
         with torch.no_grad():
-            torch.testing.assert_close(split(*args, mask=mask), fused(*args, mask=mask),
-                                       atol=ATOL, rtol=1e-4)
-        torch.testing.assert_close(split.attn, fused.attn, atol=ATOL, rtol=1e-4)
+            split_out, split_weights = split(*args, mask=mask, need_weights=True)
+            fused_out, fused_weights = fused(*args, mask=mask, need_weights=True)
+        torch.testing.assert_close(split_out, fused_out, atol=ATOL, rtol=1e-4)
+        torch.testing.assert_close(split_weights, fused_weights, atol=ATOL, rtol=1e-4)
 
 
 def test_separate_heads_count_the_same_parameters():
@@ -252,12 +249,13 @@ def _random_heads(d_model=32, num_heads=4, bias=True, seed=7):
 
 
 def _output_and_grads(module, need_weights, *inputs, **kwargs):
-    module.need_weights = need_weights
+    """The output, the parameters' and inputs' gradients, and the weights if asked for."""
     module.zero_grad()
     inputs = [t.detach().requires_grad_() for t in inputs]
-    out = module(*inputs, **kwargs)
+    out = module(*inputs, **kwargs, need_weights=need_weights)
+    out, weights = out if need_weights else (out, None)
     out.square().sum().backward()
-    return out, [p.grad for p in module.parameters()], [t.grad for t in inputs]
+    return out, [p.grad for p in module.parameters()], [t.grad for t in inputs], weights
 
 
 @pytest.mark.parametrize("bias", [True, False])
@@ -277,10 +275,9 @@ def test_fused_heads_equal_the_head_by_head_loop_with_gradients(bias, case):
         "per-head": ((x, memory, memory), {"mask": torch.rand(3, 4, 6, 9, generator=g) > 0.3}),
         "cross": ((x, memory, memory), {}),
     }[case]
-    fused, fused_params, fused_inputs = _output_and_grads(heads, False, *inputs, **kwargs)
-    assert heads.attn is None
-    loop, loop_params, loop_inputs = _output_and_grads(heads, True, *inputs, **kwargs)
-    assert heads.attn.shape == (3, 4, 6, inputs[-1].size(1))
+    fused, fused_params, fused_inputs, _ = _output_and_grads(heads, False, *inputs, **kwargs)
+    loop, loop_params, loop_inputs, weights = _output_and_grads(heads, True, *inputs, **kwargs)
+    assert weights.shape == (3, 4, 6, inputs[-1].size(1))
     torch.testing.assert_close(fused, loop, atol=ATOL, rtol=1e-4)
     for a, b in zip(fused_params + fused_inputs, loop_params + loop_inputs):
         torch.testing.assert_close(a, b, atol=1e-4, rtol=1e-4)
@@ -294,11 +291,11 @@ def test_stacked_weights_are_the_fused_modules_w_qkv():
     assert ac.MultiHeadFromHeads(24, 3, bias=False).stacked_qkv()[1] is None
 
 
-def test_separate_heads_keep_their_weights_by_default():
+def test_separate_heads_return_their_weights_when_asked():
     heads = ac.MultiHeadFromHeads(16, 4)
-    assert heads.need_weights
-    heads(torch.randn(2, 3, 16))
-    assert heads.attn.shape == (2, 4, 3, 3)
+    out, weights = heads(torch.randn(2, 3, 16), need_weights=True)
+    assert out.shape == (2, 3, 16) and weights.shape == (2, 4, 3, 3)
+    assert heads(torch.randn(2, 3, 16)).shape == (2, 3, 16)
 
 
 # ------------------------------------------------------------- causal: SDPA's kernels
@@ -340,7 +337,6 @@ def test_a_causal_mask_reaches_sdpa_as_is_causal(monkeypatch):
         assert call.get("is_causal", False) is causal, kwargs
         assert (call.get("attn_mask") is None) is causal, kwargs
     heads = ac.MultiHeadFromHeads.from_fused(ours)
-    heads.need_weights = False
     calls.clear()
     heads(x, mask=ac.causal_mask(6))
     assert calls[0]["is_causal"] is True and calls[0].get("attn_mask") is None
@@ -360,7 +356,9 @@ def test_is_causal_means_sdpas_causal_mask_on_both_paths(q_len, k_len):
         heads = ac.MultiHeadFromHeads.from_fused(ours)
         torch.testing.assert_close(heads(q, kv, kv, is_causal=True), expected, atol=ATOL,
                                    rtol=1e-4)
-        assert (heads.attn[..., tril.logical_not()] == 0).all()
+        out, weights = heads(q, kv, kv, is_causal=True, need_weights=True)
+        torch.testing.assert_close(out, expected, atol=ATOL, rtol=1e-4)
+        assert (weights[..., tril.logical_not()] == 0).all()
 
 
 def test_causal_training_step_equals_nn_multihead_attention_with_is_causal():

@@ -11,6 +11,7 @@ from torch import nn
 import attncourse as ac
 from attncourse.errors import CourseError
 from attncourse.images import digit_augmentation, digits, torchvision_images
+from attncourse.multihead import record_attention
 from attncourse.vit import (
     PatchEmbedding,
     ViT,
@@ -155,22 +156,22 @@ def test_training_runs_the_heads_fused_and_attention_weights_one_by_one():
     labels = torch.tensor([0, 3, 5, 9])
     results = []
     for need_weights in (False, True):
-        for attn in attns:
-            attn.need_weights = need_weights
         model.zero_grad()
-        logits = model(images)
+        if need_weights:  # every layer's heads one by one, their weights returned
+            with record_attention(model) as recorded:
+                logits = model(images)
+            assert set(recorded) == set(attns)
+        else:
+            logits = model(images)
         nn.functional.cross_entropy(logits, labels).backward()
         results.append((logits, [p.grad.clone() for p in model.parameters()]))
-        assert all((attn.attn is not None) == need_weights for attn in attns)
     (fused, fused_grads), (loop, loop_grads) = results
     torch.testing.assert_close(fused, loop, atol=1e-5, rtol=1e-4)
     for a, b in zip(fused_grads, loop_grads):
         torch.testing.assert_close(a, b, atol=1e-5, rtol=1e-4)
-    for attn in attns:
-        attn.need_weights = False  # as ViT builds them
     weights = model.attention_weights(images)
     assert weights.shape == (4, 2, 4, 17, 17)
-    assert not any(attn.need_weights for attn in attns)  # back to training's fused path
+    assert all(not attn._forward_hooks for attn in attns)  # back to training's fused path
 
 
 def test_rollout_is_a_distribution_and_reduces_to_one_layer():

@@ -22,23 +22,23 @@ def _split_cases():
     ]
 
 
-def _split_no_transpose(x, h):
+def _split_no_transpose(x, num_heads):
     b, s, d = x.shape
-    return x.reshape(b, h, s, d // h)
+    return x.reshape(b, num_heads, s, d // num_heads)
 
 
-def _split_no_head_axis_move(x, h):
+def _split_no_head_axis_move(x, num_heads):
     b, s, d = x.shape
-    return x.reshape(b, s, h, d // h)
+    return x.reshape(b, s, num_heads, d // num_heads)
 
 
-def _split_interleaved(x, h):
+def _split_interleaved(x, num_heads):
     b, s, d = x.shape
-    return x.reshape(b, s, d // h, h).permute(0, 3, 1, 2)
+    return x.reshape(b, s, d // num_heads, num_heads).permute(0, 3, 1, 2)
 
 
-def _split_transpose_2_3(x, h):
-    return _split_no_head_axis_move(x, h).transpose(2, 3)  # (batch, seq, d_k, heads)
+def _split_transpose_2_3(x, num_heads):
+    return _split_no_head_axis_move(x, num_heads).transpose(2, 3)  # (batch, seq, d_k, heads)
 
 
 register(Exercise(
@@ -72,17 +72,17 @@ register(Exercise(
                 ".transpose(1, 2).", _split_transpose_2_3),
         Mistake("seq_last", "the result is (batch, heads, d_k, seq): seq moved behind d_k. "
                 "Swap only the seq and head axes, .transpose(1, 2), so d_k stays last.",
-                lambda x, h: _split_no_head_axis_move(x, h).permute(0, 2, 3, 1)),
+                lambda x, num_heads: _split_no_head_axis_move(x, num_heads).permute(0, 2, 3, 1)),
         Mistake("transpose_0_1", "transpose(0, 1) swaps batch and seq; the head axis must move "
                 "in front of seq: .transpose(1, 2), for (batch, heads, seq, d_k).",
-                lambda x, h: _split_no_head_axis_move(x, h).transpose(0, 1)),
+                lambda x, num_heads: _split_no_head_axis_move(x, num_heads).transpose(0, 1)),
         Mistake("heads_first", "torch.stack puts the new axis first, (heads, batch, seq, d_k); "
                 "stack the chunks along dim=1 for (batch, heads, seq, d_k).",
-                lambda x, h: torch.stack(x.chunk(h, dim=-1))),
+                lambda x, num_heads: torch.stack(x.chunk(num_heads, dim=-1))),
         Mistake("split_by_size", "x.split(n) cuts pieces of *size* n, so you got d_model / "
                 "num_heads heads of num_heads features. Cut into num_heads pieces with "
                 "x.chunk(num_heads, dim=-1), or x.split(d_k, dim=-1).",
-                lambda x, h: torch.stack(x.split(h, dim=-1), dim=1)),
+                lambda x, num_heads: torch.stack(x.split(num_heads, dim=-1), dim=1)),
     ],
 ))
 
@@ -99,18 +99,18 @@ def _merge_cases():
 
 
 def _merge_no_transpose(x):
-    b, h, s, d_k = x.shape
-    return x.reshape(b, s, h * d_k)
+    b, num_heads, s, d_k = x.shape
+    return x.reshape(b, s, num_heads * d_k)
 
 
 def _merge_interleaved(x):
-    b, h, s, d_k = x.shape
-    return x.permute(0, 2, 3, 1).reshape(b, s, h * d_k)
+    b, num_heads, s, d_k = x.shape
+    return x.permute(0, 2, 3, 1).reshape(b, s, num_heads * d_k)
 
 
 def _merge_view_after_transpose(x):
-    b, h, s, d_k = x.shape
-    return x.transpose(1, 2).view(b, s, h * d_k)
+    b, num_heads, s, d_k = x.shape
+    return x.transpose(1, 2).view(b, s, num_heads * d_k)
 
 
 def _merge_mean_of_heads(x):
@@ -276,13 +276,13 @@ register(Exercise(
         Mistake("W_O_transposed", "W_O is applied transposed. Here every matrix is stored "
                 "(in, out), so multiply by W_O itself, as x @ W_Q uses W_Q (it is nn.Linear "
                 "that stores the transpose).",
-                lambda x, W_Q, W_K, W_V, W_O, h, mask=None: multi_head_forward(
-                    x, W_Q, W_K, W_V, W_O.T, h, mask)),
+                lambda x, W_Q, W_K, W_V, W_O, num_heads, mask=None: multi_head_forward(
+                    x, W_Q, W_K, W_V, W_O.T, num_heads, mask)),
         Mistake("linear_convention", "the weights are applied transposed (nn.Linear's storage "
                 "convention). Here each is (d_model, d_model) stored (in, out): x @ W_Q, and "
                 "... @ W_O at the end.",
-                lambda x, W_Q, W_K, W_V, W_O, h, mask=None: multi_head_forward(
-                    x, W_Q.T, W_K.T, W_V.T, W_O.T, h, mask)),
+                lambda x, W_Q, W_K, W_V, W_O, num_heads, mask=None: multi_head_forward(
+                    x, W_Q.T, W_K.T, W_V.T, W_O.T, num_heads, mask)),
         Mistake("heads_reversed", "the heads are concatenated in reverse order: Concat puts "
                 "head 0's d_k features first, then head 1's, and so on.",
                 _with_heads(split_heads, _merge_heads_reversed)),

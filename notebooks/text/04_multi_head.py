@@ -111,9 +111,9 @@ with torch.no_grad():
 
 # %%
 # NBVAL_CHECK_OUTPUT
-out = river_heads(x)  # (1, 13, 8); the weights stay in river_heads.attn: (1, 4, 13, 13)
+out, weights = river_heads(x, need_weights=True)  # (1, 13, 8), weights (1, 4, 13, 13)
 for i, name in enumerate(HEADS):
-    w = river_heads.attn[0, i, banks]
+    w = weights[0, i, banks]
     print(f"head {name:9s}: 'banks' looks most at {tokens[w.argmax()]!r:8s} ({w.max():.2f})")
 print("output of 'banks', water and money:", round(out[0, banks, 0].item(), 2),
       round(out[0, banks, 2].item(), 2))
@@ -129,7 +129,7 @@ print("output of 'banks', water and money:", round(out[0, banks, 0].item(), 2),
 # *questions* heads look for nothing in most tokens, so those rows are flat.)
 
 # %% attncourse={"alt": "Four heatmaps, one per head, of the river sentence's attention weights: each head has its own pattern, and the water and money heads send banks to river and to rich."}
-viz.heatmap_row([river_heads.attn[0, i] for i in range(4)], titles=list(HEADS),
+viz.heatmap_row([weights[0, i] for i in range(4)], titles=list(HEADS),
                 x_labels=tokens, y_labels=tokens, size=3.3, colorbar_label="attention weight");
 
 
@@ -141,10 +141,10 @@ viz.heatmap_row([river_heads.attn[0, i] for i in range(4)], titles=list(HEADS),
 def plot_head(head, word):
     i, q = list(HEADS).index(head), tokens.index(word)
     fig, (left, right) = plt.subplots(1, 2, figsize=(8.5, 3.4))
-    viz.heatmap(river_heads.attn[0, i], tokens, tokens, ax=left, vmin=0, vmax=1,
+    viz.heatmap(weights[0, i], tokens, tokens, ax=left, vmin=0, vmax=1,
                 title=f"head '{head}'", colorbar=False)
     left.axhline(q, color="red", lw=1.5)
-    right.bar(range(len(tokens)), river_heads.attn[0, i, q].tolist(), color="#3b6ea8")
+    right.bar(range(len(tokens)), weights[0, i, q].tolist(), color="#3b6ea8")
     right.set_xticks(range(len(tokens)), tokens, rotation=60, ha="right")
     right.set_ylim(0, 1)
     right.set_title(f"weights of {word!r}")
@@ -265,10 +265,10 @@ check("multi_head_forward", multi_head_forward)
 # `nn.Linear(d_model, 3·d_model)` computes Q, K and V in a single matrix product, then split,
 # attention, merge and `W_O`. Its `forward(query, key, value, mask=None)` returns
 # `(batch, q_len, d_model)`; for self-attention pass the same tensor three times, for
-# cross-attention (notebook 05) queries from one sequence and keys/values from another. With
-# `need_weights = True` it runs the course's `attention` and keeps the weights in `.attn`
-# `(batch, heads, q_len, k_len)`; by default it calls PyTorch's fused
-# `F.scaled_dot_product_attention` and keeps none.
+# cross-attention (notebook 05) queries from one sequence and keys/values from another. It
+# calls PyTorch's fused `F.scaled_dot_product_attention`, which never builds the weights. Ask for
+# them in the call, as with PyTorch's own module: `out, weights = mha(x, need_weights=True)` runs
+# the course's `attention` instead and returns the weights `(batch, heads, q_len, k_len)` too.
 #
 # Is the fused module really $\mathrm{Concat}(\text{head}_1, \dots, \text{head}_h)\,W^O$?
 # `MultiHeadFromHeads.from_fused` builds 8 separate `AttentionHead`s, head $i$ taking rows
@@ -279,14 +279,14 @@ check("multi_head_forward", multi_head_forward)
 # NBVAL_CHECK_OUTPUT
 torch.manual_seed(1)
 mha = ac.MultiHeadAttention(d_model=256, num_heads=8).eval()
-mha.need_weights = True
 heads8 = ac.MultiHeadFromHeads.from_fused(mha)  # 8 AttentionHead(256, 32) + the same W_O
 x256 = torch.randn(2, 10, 256)  # (batch, seq, d_model)
 with torch.no_grad():
-    fused, separate = mha(x256, x256, x256), heads8(x256)
-print("output shape:", tuple(fused.shape), " weights:", tuple(mha.attn.shape))
+    fused, fused_weights = mha(x256, x256, x256, need_weights=True)
+    separate, separate_weights = heads8(x256, need_weights=True)
+print("output shape:", tuple(fused.shape), " weights:", tuple(fused_weights.shape))
 print("fused == 8 separate heads (to 1e-6):", torch.allclose(fused, separate, atol=1e-6))
-print("same weights too:", torch.allclose(mha.attn, heads8.attn, atol=1e-6))
+print("same weights too:", torch.allclose(fused_weights, separate_weights, atol=1e-6))
 
 
 # %% [markdown]
@@ -302,8 +302,9 @@ def count(module):
     return sum(p.numel() for p in module.parameters())
 
 
-for h in (1, 2, 4, 8, 16, 32):
-    print(f"h = {h:2d}, d_k = {256 // h:3d}: {count(ac.MultiHeadAttention(256, h)):,} parameters")
+for num_heads in (1, 2, 4, 8, 16, 32):
+    print(f"h = {num_heads:2d}, d_k = {256 // num_heads:3d}: "
+          f"{count(ac.MultiHeadAttention(256, num_heads)):,} parameters")
 print("4·256² + 4·256 =", f"{4 * 256**2 + 4 * 256:,}")
 print("8 separate heads:", f"{count(heads8):,}")
 
@@ -355,7 +356,7 @@ print(f"positions with NaN output: {wrong.isnan().any(-1)[0].nonzero().flatten()
 # Each head compares every query with every key: a $\text{seq} \times \text{seq}$ matrix per
 # head. Doubling the sequence doubles the projections' work but **quadruples** the attention's.
 # Below we time a forward pass at several lengths (batch 1, $d_\text{model} = 256$, 8 heads) for
-# our module with `need_weights = True` (the course's readable `attention`), our module's default
+# our module asked for its weights (`need_weights=True`: the course's readable `attention`), its default
 # (PyTorch's fused SDPA kernel), `nn.MultiheadAttention`, and SDPA alone on ready-made heads.
 # Times depend on your machine, so we print them relative to each contender's time at 128.
 
@@ -370,10 +371,8 @@ def best_of(fn, *args, repeat=3):
     return min(times)
 
 
-readable = ac.MultiHeadAttention.from_torch(theirs).eval()
-readable.need_weights = True  # the course's attention(), all weights kept
 contenders = {
-    "ours (need_weights)": lambda xs, heads: readable(xs),
+    "ours (need_weights)": lambda xs, heads: ours(xs, need_weights=True),  # attention()
     "ours (SDPA)": lambda xs, heads: ours(xs),
     "nn.MultiheadAttention": lambda xs, heads: theirs(xs, xs, xs, need_weights=False),
     "F.scaled_dot_product_attention":
@@ -426,7 +425,7 @@ ax.legend(fontsize=7);
 # `is_causal=True` instead of as a matrix of numbers to add.
 #
 # The cell below runs causal self-attention on one sequence of 1,024, 4,096 and 16,384 tokens
-# ($d_\text{model} = 1024$, 16 heads, float16) three ways — our module with `need_weights = True`,
+# ($d_\text{model} = 1024$, 16 heads, float16) three ways — our module with `need_weights=True`,
 # our module's default, and `nn.MultiheadAttention` — and prints the time and the GPU memory each
 # needed. On a CPU it says that it skipped.
 
@@ -455,14 +454,12 @@ else:
     torch.manual_seed(0)
     theirs_gpu = nn.MultiheadAttention(1024, 16, batch_first=True).to("cuda", torch.float16)
     theirs_gpu.eval()
-    fused_gpu = ac.MultiHeadAttention.from_torch(theirs_gpu).eval()  # SDPA inside
-    readable_gpu = ac.MultiHeadAttention.from_torch(theirs_gpu).eval()
-    readable_gpu.need_weights = True  # the course's attention(): every weight stored
+    ours_gpu = ac.MultiHeadAttention.from_torch(theirs_gpu).eval()
 
     def gpu_contenders(xs, mask):
         blocked = ac.to_nn_mha_mask(mask)  # PyTorch's convention: True = blocked
-        return {"ours (need_weights)": lambda: readable_gpu(xs, mask=mask),
-                "ours (SDPA)": lambda: fused_gpu(xs, mask=mask),
+        return {"ours (need_weights)": lambda: ours_gpu(xs, mask=mask, need_weights=True),
+                "ours (SDPA)": lambda: ours_gpu(xs, mask=mask),
                 "nn.MultiheadAttention": lambda: theirs_gpu(xs, xs, xs, attn_mask=blocked,
                                                             is_causal=True, need_weights=False)}
 
@@ -484,7 +481,7 @@ else:
 # score matrix: at 16,384 tokens one $16 \times 16{,}384 \times 16{,}384$ matrix of float16
 # numbers is 8 GiB, and the readable path holds several at once — more than many GPUs have, in
 # which case the cell says it ran out of memory. That is the price of keeping the weights to look
-# at, and why the module asks for them only when you set `need_weights`.
+# at, and why the module builds them only for a call that asks (`need_weights=True`).
 #
 # ## Quiz
 
@@ -505,7 +502,7 @@ quiz.show("04")
 #   equals `nn.MultiheadAttention` (`from_torch` / `to_torch`) — once its mask is flipped with
 #   `ac.to_nn_mha_mask`.
 # - Attention's cost grows with $\text{seq}^2$; the module uses PyTorch's fused kernel unless you
-#   ask for the weights (`need_weights = True`, then `.attn`).
+#   ask for the weights in the call: `out, weights = mha(x, need_weights=True)`.
 #
 # ## Going further
 # - Vaswani et al., [Attention Is All You Need](https://arxiv.org/abs/1706.03762), section 3.2.2

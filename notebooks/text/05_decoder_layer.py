@@ -46,7 +46,7 @@ from torch import nn
 import attncourse as ac
 from attncourse import check, hint, quiz, solution, viz
 from attncourse.data import german_english
-from attncourse.layers import Embeddings, attention_weights_kept, sinusoidal_positions
+from attncourse.layers import Embeddings, sinusoidal_positions
 from attncourse.train import train, translate
 
 torch.manual_seed(0)
@@ -172,8 +172,8 @@ viz.heatmap(ac.position_influence(ff, torch.randn(1, 5, 16)), xlabel="nudged inp
 
 # %%
 # NBVAL_CHECK_OUTPUT
-d_model, heads = 32, 4
-encoder_layer = ac.EncoderLayer(d_model, ac.MultiHeadAttention(d_model, heads),
+d_model, num_heads = 32, 4
+encoder_layer = ac.EncoderLayer(d_model, ac.MultiHeadAttention(d_model, num_heads),
                                 ac.FeedForward(d_model, 64, dropout=0.0), dropout=0.0)
 words = torch.randn(1, 5, d_model)  # stand-in embeddings for "wie geht es dir ?"
 reversed_out = encoder_layer(words.flip(1), None)
@@ -222,10 +222,11 @@ x = src_embed(batch.src)  # token embedding × sqrt(d_model) + position
 print("src ids    ", tuple(batch.src.shape), "   (batch, src_len)")
 print("src_mask   ", tuple(batch.src_mask.shape), "(batch, 1, src_len): True = a real token")
 print("embedded   ", tuple(x.shape), "(batch, src_len, d_model)")
-with attention_weights_kept(encoder_layer):
+with ac.record_attention(encoder_layer) as recorded:  # its attention returns its weights too
     memory = encoder_layer(x, batch.src_mask)
+encoder_weights = recorded[encoder_layer.self_attn]
 print("memory     ", tuple(memory.shape), "(batch, src_len, d_model)")
-print("weights    ", tuple(encoder_layer.self_attn.attn.shape), "(batch, heads, src_len, src_len)")
+print("weights    ", tuple(encoder_weights.shape), "(batch, heads, src_len, src_len)")
 
 # %% [markdown]
 # The encoder's output is called **memory**: one vector per German token, each now informed by
@@ -234,8 +235,8 @@ print("weights    ", tuple(encoder_layer.self_attn.attn.shape), "(batch, heads, 
 
 # %% attncourse={"alt": "Four heatmaps of an untrained encoder layer's self-attention over a German sentence: the weights are nearly even, and the padding column is exactly zero in every head."}
 german = ac.tokenize(pairs[0][0]) + ["<pad>"]
-viz.heatmap_row([encoder_layer.self_attn.attn[0, h] for h in range(heads)],
-                titles=[f"head {h}" for h in range(heads)], x_labels=german, y_labels=german,
+viz.heatmap_row([encoder_weights[0, head] for head in range(num_heads)],
+                titles=[f"head {head}" for head in range(num_heads)], x_labels=german, y_labels=german,
                 vmax=0.4, size=2.6, colorbar_label="attention weight");
 
 # %% [markdown]
@@ -254,8 +255,8 @@ viz.heatmap_row([encoder_layer.self_attn.attn[0, h] for h in range(heads)],
 # We run the three steps by hand on the English side of our batch.
 
 # %%
-decoder_layer = ac.DecoderLayer(d_model, ac.MultiHeadAttention(d_model, heads),
-                                ac.MultiHeadAttention(d_model, heads),
+decoder_layer = ac.DecoderLayer(d_model, ac.MultiHeadAttention(d_model, num_heads),
+                                ac.MultiHeadAttention(d_model, num_heads),
                                 ac.FeedForward(d_model, 64, dropout=0.0), dropout=0.0)
 tgt_embed = nn.Sequential(Embeddings(d_model, len(corpus.tgt_vocab)),
                           ac.PositionalEncoding(d_model, dropout=0.0))
@@ -265,16 +266,16 @@ german = ac.tokenize(pairs[1][0])
 
 # %%
 # NBVAL_CHECK_OUTPUT
-with attention_weights_kept(decoder_layer):
+with ac.record_attention(decoder_layer) as recorded:
     # 1. masked self-attention: Q, K, V from the decoder; target mask
     h1 = decoder_layer.sublayer[0](y, lambda y: decoder_layer.self_attn(y, y, y, batch.tgt_mask))
-    self_weights = decoder_layer.self_attn.attn
     # 2. cross-attention: Q from the decoder, K and V from the encoder's memory; source mask
     h2 = decoder_layer.sublayer[1](h1, lambda h: decoder_layer.src_attn(h, memory, memory,
                                                                         batch.src_mask))
-    cross_weights = decoder_layer.src_attn.attn
     # 3. feed-forward, position by position
     out = decoder_layer.sublayer[2](h2, decoder_layer.feed_forward)
+self_weights = recorded[decoder_layer.self_attn]
+cross_weights = recorded[decoder_layer.src_attn]
 print("decoder input y      ", tuple(y.shape), "(batch, tgt_len, d_model)")
 print("1. self-attention    ", tuple(h1.shape), " weights", tuple(self_weights.shape),
       "(batch, heads, tgt_len, tgt_len)")
@@ -407,9 +408,9 @@ check("position_influence", position_influence)
 
 # %%
 # NBVAL_CHECK_OUTPUT
-torch_encoder = nn.TransformerEncoderLayer(d_model, heads, dim_feedforward=64, dropout=0.0,
+torch_encoder = nn.TransformerEncoderLayer(d_model, num_heads, dim_feedforward=64, dropout=0.0,
                                            batch_first=True, norm_first=True).eval()
-torch_decoder = nn.TransformerDecoderLayer(d_model, heads, dim_feedforward=64, dropout=0.0,
+torch_decoder = nn.TransformerDecoderLayer(d_model, num_heads, dim_feedforward=64, dropout=0.0,
                                            batch_first=True, norm_first=True).eval()
 our_encoder = ac.EncoderLayer.from_torch(torch_encoder)
 our_decoder = ac.DecoderLayer.from_torch(torch_decoder)
@@ -510,15 +511,15 @@ for sentence in ["Siehst du den roten Hund?", "Sie mögen zwei blaue Autos.",
 
 # %% attncourse={"alt": "Four heatmaps of cross-attention, English words chosen by German words, for Siehst du den roten Hund: in the clearest head each English word looks at its German counterpart, and the alignment crosses."}
 t = translate(model, corpus, "Siehst du den roten Hund?")
-viz.heatmap_row(list(t.alignment), titles=[f"head {h}" for h in range(4)],
+viz.heatmap_row(list(t.alignment), titles=[f"head {head}" for head in range(4)],
                 x_labels=t.german, y_labels=t.english, xlabel="German",
                 ylabel="English word chosen", size=2.9,
                 colorbar_label="attention weight");
 
 # %%
-for h in range(4):
-    looks_at = [t.german[j] for j in t.alignment[h].argmax(-1).tolist()]
-    print(f"head {h}:", ", ".join(f"{en}→{de}" for en, de in zip(t.english, looks_at)))
+for head in range(4):
+    looks_at = [t.german[j] for j in t.alignment[head].argmax(-1).tolist()]
+    print(f"head {head}:", ", ".join(f"{en}→{de}" for en, de in zip(t.english, looks_at)))
 
 # %% [markdown]
 # In the run stored here, head 1 is a near word-for-word dictionary (yours may put it in another
@@ -530,15 +531,15 @@ for h in range(4):
 
 # %% attncourse={"alt": "Four heatmaps of cross-attention for Sie m\u00f6gen zwei blaue Autos: each English word looks mostly at the German word it translates."}
 t = translate(model, corpus, "Sie mögen zwei blaue Autos.")
-viz.heatmap_row(list(t.alignment), titles=[f"head {h}" for h in range(4)],
+viz.heatmap_row(list(t.alignment), titles=[f"head {head}" for head in range(4)],
                 x_labels=t.german, y_labels=t.english, xlabel="German",
                 ylabel="English word chosen", size=2.9,
                 colorbar_label="attention weight");
 
 # %%
-for h in range(4):
-    j = t.alignment[h, 0].argmax().item()
-    print(f"head {h}: choosing {t.english[0]!r}, looks most at {t.german[j]!r}")
+for head in range(4):
+    j = t.alignment[head, 0].argmax().item()
+    print(f"head {head}: choosing {t.english[0]!r}, looks most at {t.german[j]!r}")
 
 
 # %% [markdown]
@@ -557,7 +558,7 @@ def show_translation(sentence):
     unknown = corpus.unknown_words(sentence)
     t = translate(model, corpus, sentence)
     print("→", t.text + (f"   (unknown words: {', '.join(unknown)})" if unknown else ""))
-    viz.heatmap_row(list(t.alignment), titles=[f"head {h}" for h in range(4)],
+    viz.heatmap_row(list(t.alignment), titles=[f"head {head}" for head in range(4)],
                     x_labels=t.german, y_labels=t.english, xlabel="German", size=2.6,
                     colorbar_label="attention weight")
 

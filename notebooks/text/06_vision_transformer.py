@@ -374,8 +374,8 @@ print("every row sums to 1:", torch.allclose(weights.sum(-1), torch.ones(weights
 
 # %% attncourse={"alt": "Four heatmaps of the first layer's attention for one test digit, 17 tokens (class token and 16 patches) by 17, one per head: each head favours a few patch columns."}
 names = ["cls"] + [str(i) for i in range(1, 17)]
-viz.heatmap_row([weights[0, 0, h] for h in range(4)], titles=[f"layer 1, head {h + 1}"
-                                                              for h in range(4)],
+viz.heatmap_row([weights[0, 0, head] for head in range(4)],
+                titles=[f"layer 1, head {head + 1}" for head in range(4)],
                 x_labels=names, y_labels=names, size=3.2, vmax=weights[0, 0].max().item(),
                 colorbar_label="attention weight");
 

@@ -340,11 +340,14 @@ def append_kv(past_key, past_value, key, value):
 check("append_kv", append_kv)
 
 # %% [markdown]
-# `ac.KVCache` wraps it for one layer; `ac.cached_greedy_decode(model, src, src_mask, max_len,
-# start_symbol, end_symbol)` is `greedy_decode` with a cache in every decoder layer. It reuses the
-# model's own modules — embeddings, layer norms, projections, feed-forward — and only replaces the
-# attention calls by cached ones (and computes the encoder's keys and values for
-# cross-attention once, since the source never changes).
+# `ac.KVCache` wraps it for one layer, and every attention module of the course takes one in its
+# call: `mha(x_new, cache=cache)` appends the new keys and values, then lets the new queries attend
+# to all of them. `ac.cached_greedy_decode(model, src, src_mask, max_len, start_symbol,
+# end_symbol)` is `greedy_decode` with caches: it runs the model's own decoder — embeddings, layer
+# norms, projections, feed-forward — on the newest token only, handing each layer its caches: a
+# growing one for masked self-attention, and for cross-attention a fixed one
+# (`KVCache(fixed=True)`) that keeps the encoder's keys and values from the first step, since the
+# source never changes.
 #
 # Let's use it on notebook 05's translator. A short training run (120 steps, a few seconds) is
 # enough for it to translate:
@@ -418,7 +421,7 @@ torch.manual_seed(0)
 gqa = ac.GroupedQueryAttention(d_model=64, num_heads=8, num_kv_heads=2).eval()
 x = torch.randn(2, 10, 64)  # (batch, seq, d_model)
 with torch.no_grad():
-    ours = gqa(x, mask=ac.causal_mask(10))
+    ours, weights = gqa(x, mask=ac.causal_mask(10), need_weights=True)
     q = ac.split_heads(gqa.W_Q(x), 8)  # (2, 8, 10, 8)
     k, v = ac.split_heads(gqa.W_K(x), 2), ac.split_heads(gqa.W_V(x), 2)  # (2, 2, 10, 8) each
     try:
@@ -429,7 +432,7 @@ with torch.no_grad():
 
 # %% attncourse={"alt": "Eight small attention heatmaps, one per query head, labelled with the key/value head they share: heads 1 to 4 use kv1 and heads 5 to 8 use kv2."}
 ticks = [str(i) if i % 3 == 0 else "" for i in range(10)]
-fig = viz.heatmap_row(list(gqa.attn[0]), titles=[f"q{i + 1} · kv{i // 4 + 1}" for i in range(8)],
+fig = viz.heatmap_row(list(weights[0]), titles=[f"q{i + 1} · kv{i // 4 + 1}" for i in range(8)],
                       x_labels=ticks, y_labels=ticks, size=1.5,
                       colorbar_label="attention weight")
 

@@ -52,7 +52,7 @@ from torch import nn
 
 import attncourse as ac
 from attncourse import check, gpt, hint, quiz, rope, solution, viz
-from attncourse.layers import attention_weights_kept, sinusoidal_positions
+from attncourse.layers import sinusoidal_positions
 from attncourse.stories import tiny_stories
 
 torch.manual_seed(0)
@@ -603,9 +603,9 @@ viz.interact(show_sample,
 # Each new character means running the model again on the whole text so far. Notebook 07's **KV
 # cache** removes the waste: under the causal mask, the keys and values of earlier positions never
 # change, so each block keeps them, and each step runs the model on the newest character only.
-# `gpt.forward_cached(model, ids, caches, start)` does it with the model's own modules; for
-# rotary attention the cached keys are kept *already rotated* by their positions, and only the new
-# query and key are rotated. When the text outgrows the 128-character context, `generate` drops
+# `gpt.forward_cached(model, ids, caches, start)` does it with the model's own blocks, handing
+# each block's attention its cache (`mha(x, mask, cache=cache)`); for rotary attention the cached
+# keys are kept *already rotated* by their positions, and only the new query and key are rotated. When the text outgrows the 128-character context, `generate` drops
 # the older half of the window and rebuilds the cache from the newer half — both ways, so the
 # tokens stay the same:
 
@@ -637,31 +637,33 @@ print(f"recompute: {seconds[False] * 1e3:.0f} ms, KV cache: {seconds[True] * 1e3
 #
 # ## 11 · What the heads look at
 #
-# `attention_weights_kept(model)` makes every attention layer keep its weights. Here is a short
+# `ac.record_attention(model)` asks every attention layer for its weights (`need_weights=True`)
+# while the model runs, and hands them back by layer. Here is a short
 # line the model wrote (greedily), read back by the model, every head of both blocks: row $i$ is
 # the character whose successor is being predicted, column $j$ a character it may look at.
 
 # %% attncourse={"alt": "Two rows of four attention heatmaps, one per head of each block, over a line the model wrote: every head looks only at earlier characters (a lower triangle); some put their weight on one character a step or two back, others spread it over the recent characters."}
 line = gpt.write(model, tok, "One day, Max", 18, temperature=0)
 ids = tok.encode(line).unsqueeze(0)  # (1, seq)
-with attention_weights_kept(model), torch.no_grad():
+with ac.record_attention(model) as recorded, torch.no_grad():
     model(ids)
 chars = ["␣" if c == " " else c for c in line]
 for layer, block in enumerate(model.blocks):
-    viz.heatmap_row(list(block.self_attn.attn[0]), titles=[f"block {layer}, head {h}" for h in range(4)],
+    viz.heatmap_row(list(recorded[block.self_attn][0]),
+                    titles=[f"block {layer}, head {head}" for head in range(4)],
                     x_labels=chars, y_labels=chars, size=4.2, colorbar_label="attention weight")
 print(repr(line))
 
 # %%
 for layer, block in enumerate(model.blocks):
-    weights = block.self_attn.attn[0]  # (heads, seq, seq)
+    weights = recorded[block.self_attn][0]  # (heads, seq, seq)
     seq = weights.size(-1)
     distance = (torch.arange(seq).unsqueeze(1) - torch.arange(seq)).clamp(min=0).float()
-    for h in range(4):
-        itself = weights[h].diagonal().mean().item()  # weight on the character itself
-        previous = weights[h].diagonal(-1).mean().item()  # on the character just before
-        reach = (weights[h] * distance).sum(-1).mean().item()  # mean distance looked back
-        print(f"block {layer}, head {h}: {itself:4.0%} on itself, {previous:4.0%} on the "
+    for head in range(4):
+        itself = weights[head].diagonal().mean().item()  # weight on the character itself
+        previous = weights[head].diagonal(-1).mean().item()  # on the character just before
+        reach = (weights[head] * distance).sum(-1).mean().item()  # mean distance looked back
+        print(f"block {layer}, head {head}: {itself:4.0%} on itself, {previous:4.0%} on the "
               f"previous character, looks back {reach:.1f} characters on average")
 
 # %% [markdown]
