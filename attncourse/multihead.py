@@ -170,6 +170,11 @@ def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights
     return sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
 
 
+NO_KEPT_WEIGHTS = ("{} keeps no weights between calls (no .attn): ask the call for them, "
+                   "out, weights = mha(x, need_weights=True), or record every layer of a "
+                   "model with `with ac.record_attention(model) as weights: model(...)`.")
+
+
 class MultiHeadAttention(nn.Module):
     """Multi-head attention with one fused Q/K/V projection and an output projection W_O.
 
@@ -208,6 +213,8 @@ class MultiHeadAttention(nn.Module):
     def project(self, query, key, value, cache=None):
         """Q, K, V split into heads ``(batch, heads, seq, d_k)``; with a ``cache``, K and V
         are everything it holds after this call."""
+        expect(cache is None or all(hasattr(cache, a) for a in ("append", "fixed", "key")),
+               f"cache= takes a KVCache (ac.KVCache()), got {type(cache).__name__}.")
         if cache is not None and cache.fixed and len(cache):  # the memory's K, V: projected once
             W_Q = self.W_QKV.weight[:self.d_model]  # the first d_model rows are W_Q
             b_Q = None if self.W_QKV.bias is None else self.W_QKV.bias[:self.d_model]
@@ -227,6 +234,11 @@ class MultiHeadAttention(nn.Module):
                                       need_weights)  # (batch, heads, q_len, d_k), weights
         output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
         return (output, weights) if need_weights else output
+
+    def __getattr__(self, name):
+        if name == "attn":  # the Annotated Transformer's modules keep their last weights there
+            raise AttributeError(NO_KEPT_WEIGHTS.format(type(self).__name__))
+        return nn.Module.__getattr__(self, name)  # parameters, buffers, submodules
 
     @classmethod
     def from_torch(cls, m):
@@ -350,6 +362,8 @@ class MultiHeadFromHeads(nn.Module):
         weight = torch.cat([linear.weight for linear in linears])  # (3·d_model, d_model)
         bias = None if linears[0].bias is None else torch.cat([lin.bias for lin in linears])
         return weight, bias
+
+    __getattr__ = MultiHeadAttention.__getattr__
 
     @classmethod
     def from_fused(cls, mha):

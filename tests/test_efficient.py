@@ -207,6 +207,8 @@ def test_attention_with_a_cache_and_is_causal_masks_after_the_cached_positions()
                 assert weights[2].shape == (2, 4, 4, 9)
                 assert (weights[2][..., 0, 6:] == 0).all() and (weights[2][..., 0, :6] > 0).all()
             torch.testing.assert_close(torch.cat(parts, dim=1), full, atol=1e-5, rtol=1e-4)
+    with pytest.raises(ac.CourseError, match="KVCache"):
+        mha(x, cache=[])
 
 
 def test_cached_greedy_decode_equals_recomputation(model):
