@@ -1,17 +1,21 @@
-"""What every training loop of the course shares: a progress line that rewrites itself, the
-learning-rate schedule (a linear warm-up, then a linear decay to zero), the model's device,
-and running on a set number of CPU threads.
+"""The course's training loop, :func:`fit`, and what it is made of: a progress line that
+rewrites itself, the learning-rate schedule (a linear warm-up, then a linear decay to zero),
+the model's device, and running on a set number of CPU threads.
 
-The loops themselves stay beside their models — :func:`attncourse.train.train` (the
-translator), :func:`attncourse.vit.train_classifier`, :func:`attncourse.gpt.train_lm` —
-because each reads its own kind of data; this module is the part they have in common.
+Each model's trainer — :func:`attncourse.train.train` (the translator),
+:func:`attncourse.vit.train_classifier`, :func:`attncourse.gpt.train_lm` — says only what is its
+own: where the batches come from, how a batch becomes a loss, and what to measure along the
+way; :func:`fit` runs the steps.
 """
 
 import contextlib
 import sys
+import time
+from dataclasses import dataclass, field
 
 import torch
 
+from attncourse.errors import expect
 from attncourse.frontend import widgets_available
 
 # ------------------------------------------------------------------- a progress line
@@ -74,3 +78,70 @@ def torch_threads(count):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+# ------------------------------------------------------------------------------ the loop
+
+
+@dataclass
+class FitHistory:
+    """What a training run did: the mean loss of each logged interval (``steps`` holds the
+    step each interval ends at), the loss and learning rate of every step, and the training
+    time (measurements along the way not included). A trainer's history adds its scores."""
+
+    steps: list = field(default_factory=list)
+    losses: list = field(default_factory=list)
+    step_losses: list = field(default_factory=list)
+    lrs: list = field(default_factory=list)
+    seconds: float = 0.0
+
+
+def fit(model, optimizer, batches, loss_of, history, steps, lr, warmup, schedule=None,
+        log_every=25, measure=None, summary=None, progress=True):
+    """Train ``model`` for ``steps`` steps and fill ``history`` (a :class:`FitHistory`).
+
+    Each step takes the next batch of ``batches``, sets the learning rate (warm-up over
+    ``warmup`` steps to ``lr``, then a linear decay to zero at step ``schedule``, default
+    ``steps``), computes ``loss, count = loss_of(batch)`` (``count``: how many examples the
+    loss is the mean of), backpropagates and steps ``optimizer``. Every ``log_every`` steps the
+    interval's mean loss (weighted by count) is logged, and ``measure(history)`` may measure
+    more (a validation loss), returning text for the progress line. When the steps are done,
+    ``summary(history)`` measures the result and returns the progress line's last words.
+    Neither counts as training time.
+    """
+    expect(isinstance(steps, int) and steps > 0,
+           f"training needs at least one step; got steps = {steps!r}.")
+    line = ProgressLine() if progress else None
+    batches, interval, elapsed, more = iter(batches), [], 0.0, ""
+    for step in range(1, steps + 1):
+        start = time.perf_counter()
+        model.train()
+        rate = learning_rate(step - 1, schedule or steps, lr, warmup)
+        for group in optimizer.param_groups:
+            group["lr"] = rate
+        batch = next(batches, None)
+        expect(batch is not None, f"the batches ran out after {step - 1} of {steps} steps.")
+        loss, count = loss_of(batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        interval.append((loss.item(), count))
+        history.step_losses.append(interval[-1][0])
+        history.lrs.append(rate)
+        elapsed += time.perf_counter() - start
+        if step % log_every == 0 or step == steps:
+            history.steps.append(step)
+            history.losses.append(sum(loss * count for loss, count in interval)
+                                  / sum(count for _, count in interval))
+            interval = []
+            more = measure(history) if measure else ""
+            if line:
+                line.update(f"{bar(step / steps)} step {step}/{steps}  "
+                            f"loss {history.losses[-1]:.3f}{more}  {elapsed:.0f} s")
+    history.seconds = elapsed
+    last_words = summary(history) if summary else ""
+    if line:
+        line.update(f"{bar(1)} step {steps}/{steps}  loss {history.losses[-1]:.3f}{more}"
+                    f"{last_words}  {elapsed:.0f} s")
+        line.close()
+    return history

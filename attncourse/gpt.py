@@ -23,9 +23,9 @@ The story, top to bottom (notebook 08):
    temperature and top-k, with notebook 07's KV cache (:func:`forward_cached`) or without.
 """
 
+import itertools
 import math
 import re
-import time
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -35,7 +35,7 @@ from torch import nn
 
 from attncourse.efficient import KVCache
 from attncourse.errors import expect, shape_of
-from attncourse.fit import ProgressLine, bar, learning_rate, torch_threads
+from attncourse.fit import FitHistory, fit, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
 from attncourse.masks import causal_mask
 from attncourse.multihead import MultiHeadAttention
@@ -295,17 +295,12 @@ def _init_weights(module):
 
 
 @dataclass
-class LMHistory:
-    """What a training run did: the mean training loss per logged interval, the validation
-    loss at the same steps (if asked for), the loss and learning rate of every step, and the
-    time."""
+class LMHistory(FitHistory):
+    """What :func:`train_lm` did (:class:`~attncourse.fit.FitHistory`: the mean training loss
+    per logged interval, the loss and learning rate of every step, the time) and the
+    validation loss at the logged steps, if asked for."""
 
-    steps: list = field(default_factory=list)
-    losses: list = field(default_factory=list)
     val_losses: list = field(default_factory=list)
-    step_losses: list = field(default_factory=list)
-    lrs: list = field(default_factory=list)
-    seconds: float = 0.0  # training time, evaluation not included
 
 
 def random_windows(ids, context, batch_size, generator=None):
@@ -322,48 +317,24 @@ def train_lm(model, train_ids, val_ids=None, steps=300, batch_size=16, lr=1e-2, 
     ``schedule`` (default: ``steps``; a shorter run follows the first ``steps`` of it), as in
     notebook 05. With ``val_ids``, the validation loss is measured at every logged step.
     Seeded: the same seed gives the same windows and the same numbers on a given machine."""
-    with torch_threads(threads):
-        return _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed,
-                        log_every, progress, schedule or steps)
-
-
-def _train_lm(model, train_ids, val_ids, steps, batch_size, lr, warmup, seed, log_every,
-              progress, schedule):
     torch.manual_seed(seed)  # dropout
     windows = torch.Generator().manual_seed(seed)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.99), foreach=True)
-    context = model.config.context
-    history, line = LMHistory(), ProgressLine() if progress else None
-    running, elapsed = [], 0.0
-    for step in range(steps):
-        start = time.perf_counter()
-        model.train()
-        rate = learning_rate(step, schedule, lr, warmup)
-        for group in optimizer.param_groups:
-            group["lr"] = rate
-        batch = random_windows(train_ids, context, batch_size, windows)  # (batch, context)
-        loss = next_token_loss(model(batch), batch)
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        running.append(loss.item())
-        history.step_losses.append(running[-1])
-        history.lrs.append(rate)
-        elapsed += time.perf_counter() - start
-        if (step + 1) % log_every == 0 or step + 1 == steps:
-            history.steps.append(step + 1)
-            history.losses.append(sum(running) / len(running))
-            running = []
-            if val_ids is not None:
-                history.val_losses.append(evaluate_loss(model, val_ids))
-            if line:
-                val = f"  validation {history.val_losses[-1]:.3f}" if val_ids is not None else ""
-                line.update(f"{bar((step + 1) / steps)} step {step + 1}/{steps}  "
-                            f"loss {history.losses[-1]:.3f}{val}  {elapsed:.0f} s")
-    history.seconds = elapsed
-    if line:
-        line.close()
-    return history
+    batches = (random_windows(train_ids, model.config.context, batch_size, windows)
+               for _ in itertools.count())  # (batch, context) each, drawn when needed
+
+    def loss_of(batch):
+        return next_token_loss(model(batch), batch), 1
+
+    def measure(history):
+        if val_ids is None:
+            return ""
+        history.val_losses.append(evaluate_loss(model, val_ids))
+        return f"  validation {history.val_losses[-1]:.3f}"
+
+    with torch_threads(threads):
+        return fit(model, optimizer, batches, loss_of, LMHistory(), steps, lr, warmup,
+                   schedule, log_every, measure=measure, progress=progress)
 
 
 @torch.no_grad()

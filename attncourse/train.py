@@ -7,15 +7,15 @@ linearly to zero, and label smoothing (optional) keeps the model from becoming
 over-confident on the few sentences it has seen.
 """
 
-import time
-from dataclasses import dataclass, field
+import itertools
+from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
 
 from attncourse.data import detokenize
 from attncourse.errors import expect
-from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
+from attncourse.fit import FitHistory, fit, model_device, torch_threads
 from attncourse.layers import greedy_decode
 from attncourse.multihead import record_attention
 from attncourse.text import tokenize
@@ -24,14 +24,11 @@ from attncourse.text import tokenize
 
 
 @dataclass
-class History:
-    """What a training run did: the loss at each logged step and the held-out scores."""
+class History(FitHistory):
+    """What a training run did (:class:`~attncourse.fit.FitHistory`), and the held-out scores."""
 
-    steps: list = field(default_factory=list)
-    losses: list = field(default_factory=list)
     exact_match: float = 0.0
     token_accuracy: float = 0.0
-    seconds: float = 0.0  # training time, evaluation not included
 
 
 def loss_fn(logits, target, pad_id, label_smoothing=0.0):
@@ -48,51 +45,26 @@ def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smo
     ``threads=1``: the matrices of a small model are too small to gain from splitting them
     across cores, and a single thread never waits for a core that another program holds.
     """
-    with torch_threads(threads):
-        return _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed,
-                      log_every, progress)
-
-
-def _train(model, corpus, steps, batch_size, lr, warmup, label_smoothing, seed, log_every,
-           progress):
     torch.manual_seed(seed)  # dropout
     order = torch.Generator().manual_seed(seed)  # batch order
     optimizer = torch.optim.Adam(model.parameters(), lr=lr, betas=(0.9, 0.98), eps=1e-9,
                                  foreach=True)
     device, pad_id = model_device(model), corpus.tgt_vocab.pad_id
-    history, line = History(), ProgressLine() if progress else None
-    start, step, running = time.perf_counter(), 0, []
-    model.train()
-    while step < steps:
-        for batch in corpus.batches(batch_size, generator=order):
-            if step == steps:
-                break
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate(step, steps, lr, warmup)
-            batch = batch.to(device)  # the corpus lives on the CPU, the model maybe not
-            logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)  # (b, t, V)
-            loss = loss_fn(logits, batch.tgt_out, pad_id, label_smoothing)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            running.append(loss.item())
-            step += 1
-            if step % log_every == 0 or step == steps:
-                history.steps.append(step)
-                history.losses.append(sum(running) / len(running))
-                running = []
-                if line:
-                    line.update(f"{bar(step / steps)} step {step}/{steps}  "
-                                f"loss {history.losses[-1]:.3f}  "
-                                f"{time.perf_counter() - start:.0f} s")
-    history.seconds = time.perf_counter() - start
-    history.exact_match, history.token_accuracy = evaluate(model, corpus, corpus.heldout)
-    if line:
-        line.update(f"{bar(1)} step {steps}/{steps}  loss {history.losses[-1]:.3f}  "
-                    f"held-out exact match {history.exact_match:.1%}  "
-                    f"{history.seconds:.0f} s")
-        line.close()
-    return history
+    batches = itertools.chain.from_iterable(  # pass after pass over the training pairs
+        corpus.batches(batch_size, generator=order) for _ in itertools.count())
+
+    def loss_of(batch):
+        batch = batch.to(device)  # the corpus lives on the CPU, the model maybe not
+        logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)  # (b, t, V)
+        return loss_fn(logits, batch.tgt_out, pad_id, label_smoothing), 1
+
+    def summary(history):
+        history.exact_match, history.token_accuracy = evaluate(model, corpus, corpus.heldout)
+        return f"  held-out exact match {history.exact_match:.1%}"
+
+    with torch_threads(threads):
+        return fit(model, optimizer, batches, loss_of, History(), steps, lr, warmup,
+                   log_every=log_every, summary=summary, progress=progress)
 
 
 # ---------------------------------------------------------------------- measuring

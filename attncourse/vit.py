@@ -22,15 +22,15 @@ The story, top to bottom (notebook 06):
 The defaults are a classic teaching size: d_model = 48 split into 4 heads of 12.
 """
 
-import time
-from dataclasses import dataclass, field, replace
+import itertools
+from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from attncourse.errors import expect, shape_of
-from attncourse.fit import ProgressLine, bar, learning_rate, model_device, torch_threads
+from attncourse.fit import FitHistory, fit, model_device, torch_threads
 from attncourse.layers import Encoder, EncoderLayer, FeedForward
 from attncourse.multihead import MultiHeadFromHeads, check_num_heads, record_attention
 
@@ -267,12 +267,11 @@ def attention_rollout(weights, residual=True):
 
 
 @dataclass
-class TrainHistory:
-    """What :func:`train_classifier` did: mean loss per epoch, test accuracy, time taken."""
+class TrainHistory(FitHistory):
+    """What :func:`train_classifier` did (:class:`~attncourse.fit.FitHistory`, one logged
+    interval per epoch) and the test accuracy."""
 
-    losses: list = field(default_factory=list)
     test_accuracy: float = 0.0
-    seconds: float = 0.0
 
 
 @torch.no_grad()
@@ -299,49 +298,30 @@ def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_deca
     the model's device, so the data may stay on the CPU. ``threads=1``: a small model gains
     nothing from several cores and never waits for a busy one.
     """
-    with torch_threads(threads):
-        return _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
-                               label_smoothing, augment, seed, progress)
-
-
-def _train_classifier(model, data, epochs, batch_size, lr, weight_decay, warmup,
-                      label_smoothing, augment, seed, progress):
     torch.manual_seed(seed)  # dropout and augmentation
     order = torch.Generator().manual_seed(seed)  # batch order
     # fused: one kernel updates every tensor, instead of a chain of small operations per
     # tensor; it matters for a ViT with many small ones (three per head and layer, and biases)
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay,
                                   fused=True)
-    steps = epochs * -(-len(data.train_labels) // batch_size)
+    per_epoch = -(-len(data.train_labels) // batch_size)  # batches in one pass
     device = model_device(model)
-    history, line = TrainHistory(), ProgressLine() if progress else None
-    start, step = time.perf_counter(), 0
-    for epoch in range(epochs):
-        model.train()
-        total = 0.0
-        for images, labels in data.batches(batch_size, generator=order):
-            for group in optimizer.param_groups:
-                group["lr"] = learning_rate(step, steps, lr, warmup)
-            images, labels = images.to(device), labels.to(device)
-            if augment is not None:
-                images = augment(images)
-            loss = F.cross_entropy(model(images), labels, label_smoothing=label_smoothing)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            total += loss.item() * len(labels)
-            step += 1
-        history.losses.append(total / len(data.train_labels))
-        if line:
-            line.update(f"{bar((epoch + 1) / epochs)} epoch {epoch + 1}/{epochs}  "
-                        f"loss {history.losses[-1]:.3f}  {time.perf_counter() - start:.0f} s")
-    history.seconds = time.perf_counter() - start
-    history.test_accuracy = accuracy(model, data.test_images, data.test_labels)
-    if line:
-        line.update(f"{bar(1)} {epochs} epochs  loss {history.losses[-1]:.3f}  "
-                    f"test accuracy {history.test_accuracy:.1%}  {history.seconds:.0f} s")
-        line.close()
-    return history
+    batches = itertools.chain.from_iterable(
+        data.batches(batch_size, generator=order) for _ in range(epochs))
+
+    def loss_of(batch):
+        images, labels = (t.to(device) for t in batch)
+        if augment is not None:
+            images = augment(images)
+        return F.cross_entropy(model(images), labels, label_smoothing=label_smoothing), len(labels)
+
+    def summary(history):
+        history.test_accuracy = accuracy(model, data.test_images, data.test_labels)
+        return f"  ({epochs} epochs)  test accuracy {history.test_accuracy:.1%}"
+
+    with torch_threads(threads):
+        return fit(model, optimizer, batches, loss_of, TrainHistory(), epochs * per_epoch, lr,
+                   warmup, log_every=per_epoch, summary=summary, progress=progress)
 
 
 __all__ = ["patchify", "unpatchify", "embed_patches", "PatchEmbedding",

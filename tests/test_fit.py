@@ -1,0 +1,72 @@
+"""The course's training loop: the steps it runs, what it logs, and the schedule it follows."""
+
+import pytest
+import torch
+from torch import nn
+
+from attncourse.errors import CourseError
+from attncourse.fit import FitHistory, fit, learning_rate
+
+
+def _problem(counts, seed=0):
+    """A linear model, and one batch of inputs per count."""
+    torch.manual_seed(seed)
+    return nn.Linear(3, 1), [(torch.randn(4, 3), count) for count in counts]
+
+
+def test_fit_logs_weighted_interval_means_follows_the_schedule_and_measures():
+    model, batches = _problem([1, 3, 1, 3, 1, 9, 9])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+    seen, measured, summaries = [], [], []
+
+    def loss_of(batch):
+        x, count = batch
+        assert model.training
+        seen.append(optimizer.param_groups[0]["lr"])
+        return model(x).square().mean(), count
+
+    def measure(history):
+        measured.append(history.steps[-1])
+        model.eval()  # a measurement may switch the model to eval; training switches it back
+        return ""
+
+    history = fit(model, optimizer, batches, loss_of, FitHistory(), steps=5, lr=0.1, warmup=2,
+                  log_every=2, measure=measure, summary=summaries.append, progress=False)
+    assert history.steps == [2, 4, 5] and measured == [2, 4, 5] and summaries == [history]
+    lrs = [learning_rate(step, 5, 0.1, 2) for step in range(5)]
+    assert history.lrs == pytest.approx(lrs) and seen == pytest.approx(lrs)
+    a, b, c, d, e = history.step_losses  # the two batches of 9 are never reached
+    assert history.losses == pytest.approx([(a + 3 * b) / 4, (c + 3 * d) / 4, e])
+    assert history.seconds > 0
+
+
+def test_fit_trains_and_a_schedule_longer_than_the_run_is_followed():
+    model, batches = _problem([1] * 40, seed=1)
+    target = nn.Linear(3, 1)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.0)
+
+    def loss_of(batch):
+        x, count = batch
+        with torch.no_grad():
+            y = target(x)
+        return (model(x) - y).square().mean(), count
+
+    history = fit(model, optimizer, batches, loss_of, FitHistory(), steps=40, lr=0.2, warmup=5,
+                  schedule=80, progress=False)
+    assert history.lrs[-1] == pytest.approx(learning_rate(39, 80, 0.2, 5)) and history.lrs[-1] > 0
+    assert history.losses[-1] < history.losses[0] / 10
+
+
+def test_fit_says_when_the_batches_run_out():
+    model, batches = _problem([1, 1, 1])
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    with pytest.raises(CourseError, match="ran out after 3 of 5 steps"):
+        fit(model, optimizer, batches, lambda b: (model(b[0]).mean(), 1), FitHistory(), 5, 0.1,
+            1, progress=False)
+
+
+def test_fit_needs_a_step():
+    model, batches = _problem([1])
+    with pytest.raises(CourseError, match="at least one step"):
+        fit(model, torch.optim.SGD(model.parameters(), lr=0.1), batches,
+            lambda b: (model(b[0]).mean(), 1), FitHistory(), 0, 0.1, 1, progress=False)
