@@ -33,7 +33,6 @@ from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import (
     attend_heads,
-    causal_for,
     check_num_heads,
     heads_mask,
     merge_heads,
@@ -306,10 +305,8 @@ class GroupedQueryAttention(nn.Module):
         # query head i reads key/value head i // group
         k = k.repeat_interleave(self.group, dim=1)  # (batch, heads, k_len, d_k)
         v = v.repeat_interleave(self.group, dim=1)  # (batch, heads, k_len, d_k)
-        if cache is not None and is_causal:  # the new queries come after the cached keys
-            mask, is_causal = causal_for(q, k, after_cache=True), False
         heads, weights = attend_heads(q, k, v, heads_mask(mask), is_causal, self.dropout,
-                                      need_weights)  # (batch, heads, q_len, d_k), weights
+                                      need_weights, cached=cache is not None)
         output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
         return (output, weights) if need_weights else output
 

@@ -156,13 +156,18 @@ def causal_for(q, k, after_cache=False):
     return torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(diagonal)
 
 
-def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights=False):
+def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights=False,
+                 cached=False):
     """Every head's attention, ``(heads_output (batch, heads, q_len, d_v), weights)``.
 
     ``need_weights=True`` runs the course's readable :func:`attention`, which returns the
     weights ``(batch, heads, q_len, k_len)``; otherwise PyTorch's fused kernel
     (:func:`sdpa_heads`) runs, which never builds them, and ``weights`` is ``None``.
-    ``dropout`` is the module's ``nn.Dropout`` (active in training only), or None."""
+    ``dropout`` is the module's ``nn.Dropout`` (active in training only), or None.
+    ``cached``: the keys begin with a KV cache's, so the queries are the newest positions and
+    ``is_causal`` means :func:`causal_for` ``(after_cache=True)``."""
+    if cached and is_causal:  # the causal mask of queries that come after the cached keys
+        mask, is_causal = causal_for(q, k, after_cache=True), False
     if need_weights:
         mask = causal_for(q, k) if is_causal else mask
         return attention(q, k, v, mask, dropout)
@@ -228,10 +233,8 @@ class MultiHeadAttention(nn.Module):
     def attend(self, q, k, v, mask, is_causal, need_weights, cached=False):
         """Every head's attention, Concat(head_1..head_h) W_O ``(batch, q_len, d_model)``, and
         the weights if asked. ``cached``: the queries are the newest of the keys' positions."""
-        if cached and is_causal:  # the causal mask of queries that come after the cached keys
-            mask, is_causal = causal_for(q, k, after_cache=True), False
-        heads, weights = attend_heads(q, k, v, mask, is_causal, self.dropout,
-                                      need_weights)  # (batch, heads, q_len, d_k), weights
+        heads, weights = attend_heads(q, k, v, mask, is_causal, self.dropout, need_weights,
+                                      cached)  # (batch, heads, q_len, d_k), weights
         output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
         return (output, weights) if need_weights else output
 

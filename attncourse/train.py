@@ -1,5 +1,6 @@
-"""Train the translator, measure it, and use it: a small readable loop, held-out accuracy,
-and translation of any German sentence (with its cross-attention, for alignment plots).
+"""Train the translator, measure it, and use it: training through the course's loop
+(:func:`~attncourse.fit.fit`), held-out accuracy, and translation of any German sentence (with
+its cross-attention, for alignment plots).
 
 The loop is the textbook one — batch, forward, loss, backward, step — with two small
 additions that make a tiny model learn fast: the learning rate warms up and then decays

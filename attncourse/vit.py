@@ -17,7 +17,8 @@ The story, top to bottom (notebook 06):
 5. what the model looks at: :func:`class_token_maps` (the class token's attention to each
    patch, upsampled to the image) and :func:`attention_rollout` (attention traced through
    all layers at once);
-6. :func:`train_classifier` / :func:`accuracy` — the training loop and the test score.
+6. :func:`train_classifier` / :func:`accuracy` — training (the course's
+   :func:`~attncourse.fit.fit` on image batches) and the test score.
 
 The defaults are a classic teaching size: d_model = 48 split into 4 heads of 12.
 """
