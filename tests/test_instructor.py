@@ -3,9 +3,11 @@ what is written — the sandboxed kernels and a hostile class are in test_grader
 fresh copies, nbgrader export."""
 
 import csv
+import functools
 import hashlib
 import importlib.util
 import json
+import multiprocessing as mp
 import os
 import pickle
 import re
@@ -15,7 +17,7 @@ import subprocess
 import sys
 import time
 import zipfile
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import nbformat
@@ -141,9 +143,11 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
     cell shows a pass — the references and the checks agree."""
     assert NOTEBOOKS
     monkeypatch.setenv("OMP_NUM_THREADS", "1")  # two kernels on two cores, not four threads
-    with ThreadPoolExecutor(max_workers=2) as pool:  # two kernels at once
-        written = [p for ps in pool.map(lambda nb: solve([nb], tmp_path, run=True, timeout=600),
-                                        NOTEBOOKS) for p in ps]
+    # two kernels at once, each driven from its own process: two notebook clients sharing one
+    # process's threads were once seen to wait forever for a kernel that had gone idle
+    run = functools.partial(solve, out_dir=tmp_path, run=True, timeout=600)
+    with ProcessPoolExecutor(max_workers=2, mp_context=mp.get_context("spawn")) as pool:
+        written = [p for ps in pool.map(run, [[nb] for nb in NOTEBOOKS]) for p in ps]
     for path in written:
         nb = read_notebook(path)
         cells = exercise_cells(nb)
