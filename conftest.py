@@ -6,6 +6,7 @@ grader's and the browser test's JupyterLab inherit this environment.
 """
 
 import os
+import shutil
 import tempfile
 from pathlib import Path
 
@@ -13,3 +14,8 @@ _scratch = Path(tempfile.mkdtemp(prefix="attncourse-test-"))
 os.environ["ATTNCOURSE_HOME"] = str(_scratch / "attncourse")
 os.environ["IPYTHONDIR"] = str(_scratch / "ipython")
 os.environ.setdefault("PYDEVD_DISABLE_FILE_VALIDATION", "1")
+
+
+def pytest_unconfigure(config):
+    """The throw-away folder goes when the session ends (hundreds of runs would fill /tmp)."""
+    shutil.rmtree(_scratch, ignore_errors=True)
