@@ -32,6 +32,7 @@ from attncourse.errors import expect, shape_of
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import (
+    WeightsPerCall,
     attend_heads,
     check_num_heads,
     heads_mask,
@@ -263,7 +264,7 @@ def cached_greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol
 # ----------------------------------------------------------- 5. grouped-query attention
 
 
-class GroupedQueryAttention(nn.Module):
+class GroupedQueryAttention(WeightsPerCall):
     """Multi-head attention in which groups of ``num_heads / num_kv_heads`` query heads share
     one key/value head. ``num_kv_heads = num_heads`` is ordinary multi-head attention,
     ``num_kv_heads = 1`` is multi-query attention.

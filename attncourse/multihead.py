@@ -175,12 +175,31 @@ def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights
     return sdpa_heads(q, k, v, mask, is_causal, dropout_p), None
 
 
-NO_KEPT_WEIGHTS = ("{} keeps no weights between calls (no .attn): ask the call for them, "
-                   "out, weights = mha(x, need_weights=True), or record every layer of a "
-                   "model with `with ac.record_attention(model) as weights: model(...)`.")
+NO_KEPT_WEIGHTS = ("{} keeps no weights between calls (no .attn, no .need_weights flag): ask "
+                   "the call for them, out, weights = mha(x, need_weights=True), or record "
+                   "every layer of a model with `with ac.record_attention(model) as weights: "
+                   "model(...)`.")
 
 
-class MultiHeadAttention(nn.Module):
+class WeightsPerCall(nn.Module):
+    """An attention module that hands its weights only to the call that asks for them. The
+    Annotated Transformer's habits — reading the last weights from ``.attn``, switching them on
+    with a ``.need_weights`` flag — get a sentence saying what to write instead."""
+
+    _KEPT = ("attn", "need_weights")
+
+    def __getattr__(self, name):
+        if name in WeightsPerCall._KEPT:
+            raise AttributeError(NO_KEPT_WEIGHTS.format(type(self).__name__))
+        return super().__getattr__(name)  # parameters, buffers, submodules
+
+    def __setattr__(self, name, value):
+        if name in WeightsPerCall._KEPT:
+            raise AttributeError(NO_KEPT_WEIGHTS.format(type(self).__name__))
+        super().__setattr__(name, value)
+
+
+class MultiHeadAttention(WeightsPerCall):
     """Multi-head attention with one fused Q/K/V projection and an output projection W_O.
 
     ``forward(query, key, value, mask=None, is_causal=False)`` → ``(batch, q_len, d_model)``;
@@ -237,11 +256,6 @@ class MultiHeadAttention(nn.Module):
                                       cached)  # (batch, heads, q_len, d_k), weights
         output = self.W_O(merge_heads(heads))  # (batch, q_len, d_model)
         return (output, weights) if need_weights else output
-
-    def __getattr__(self, name):
-        if name == "attn":  # the Annotated Transformer's modules keep their last weights there
-            raise AttributeError(NO_KEPT_WEIGHTS.format(type(self).__name__))
-        return nn.Module.__getattr__(self, name)  # parameters, buffers, submodules
 
     @classmethod
     def from_torch(cls, m):
@@ -318,7 +332,7 @@ def _copy_linear(linear, weight, bias=None):
 # ---------------------------------------------- 5. the same, from h separate heads
 
 
-class MultiHeadFromHeads(nn.Module):
+class MultiHeadFromHeads(WeightsPerCall):
     """Multi-head attention spelled out: h :class:`AttentionHead` s, concatenated, then W_O.
 
     Called with ``need_weights=True`` the heads run one after the other — literally the
@@ -365,8 +379,6 @@ class MultiHeadFromHeads(nn.Module):
         weight = torch.cat([linear.weight for linear in linears])  # (3·d_model, d_model)
         bias = None if linears[0].bias is None else torch.cat([lin.bias for lin in linears])
         return weight, bias
-
-    __getattr__ = MultiHeadAttention.__getattr__
 
     @classmethod
     def from_fused(cls, mha):
@@ -428,5 +440,6 @@ def record_attention(model):
 
 
 __all__ = ["AttentionHead", "split_heads", "merge_heads", "heads_mask", "multi_head_forward",
-           "project_heads", "sdpa_heads", "causal_for", "attend_heads", "MultiHeadAttention",
+           "project_heads", "sdpa_heads", "causal_for", "attend_heads", "WeightsPerCall",
+           "MultiHeadAttention",
            "MultiHeadFromHeads", "record_attention"]

@@ -115,9 +115,14 @@ def test_the_weights_come_back_only_from_a_call_that_asks():
     plain = ours(x, mem, mem)
     assert torch.is_tensor(plain) and plain.shape == (2, 3, 16)
     assert not hasattr(ours, "attn") and not hasattr(ours, "need_weights")  # no state kept
-    for module in (ours, ac.MultiHeadFromHeads(16, 4), ac.RotaryMultiHeadAttention(16, 4)):
+    for module in (ours, ac.MultiHeadFromHeads(16, 4), ac.RotaryMultiHeadAttention(16, 4),
+                   ac.GroupedQueryAttention(16, 4, 2)):
         with pytest.raises(AttributeError, match="need_weights=True"):
             getattr(module, "attn")  # noqa: B009 -- the Annotated Transformer's habit gets told what to do instead
+        with pytest.raises(AttributeError, match="no .need_weights flag"):
+            module.need_weights = True  # the old switch fails where it is written, not later
+    out = ours(x)  # and those attempts changed nothing
+    assert torch.is_tensor(out) and out.shape == (2, 3, 16)
     with pytest.raises(TypeError):
         ours(x, mem, mem, None, False, True)  # need_weights is keyword-only
 
