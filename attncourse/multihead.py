@@ -441,5 +441,4 @@ def record_attention(model):
 
 __all__ = ["AttentionHead", "split_heads", "merge_heads", "heads_mask", "multi_head_forward",
            "project_heads", "sdpa_heads", "causal_for", "attend_heads", "WeightsPerCall",
-           "MultiHeadAttention",
-           "MultiHeadFromHeads", "record_attention"]
+           "MultiHeadAttention", "MultiHeadFromHeads", "record_attention"]
