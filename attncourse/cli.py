@@ -31,7 +31,7 @@ def _exercises(args):
     from attncourse.quiz import all_questions
 
     for ex in all_exercises():
-        print(f"{ex.notebook:<24} {ex.id:<22} {ex.signature}")
+        print(f"{ex.notebook.stem:<24} {ex.id:<22} {ex.signature}")
     print(f"\n{len(all_questions())} quiz questions.")
     return 0
 

@@ -10,11 +10,10 @@ answer with ``python -m attncourse.quiz QUESTION_ID ANSWER`` (run from the cours
 
 import hashlib
 import html
-import importlib
 import re
 from dataclasses import dataclass, field
 
-from attncourse.course import NOTEBOOKS
+from attncourse.course import Catalogue, Notebook
 from attncourse.frontend import verdict_box, widgets_available
 from attncourse.progress_file import TO_FILE
 
@@ -28,7 +27,7 @@ class Question:
     a sentence about the misunderstanding they reveal."""
 
     id: str
-    notebook: str
+    notebook: Notebook
     prompt: str
     kind: str
     key: str
@@ -115,33 +114,25 @@ class Feedback:
 
 
 # --------------------------------------------------------------------------------------
-# The question bank: attncourse/quizzes/nbNN_*.py each define QUESTIONS for one notebook.
+# The question bank: attncourse/quizzes/nbNN_*.py each declare QUESTIONS for one notebook.
 # --------------------------------------------------------------------------------------
 
-_BANK = {}
+BANK = Catalogue("quiz question", lambda notebook: notebook.quiz_module, "QUESTIONS")
 
 
 def all_questions():
-    """Every question, in notebook order: each notebook's quiz module, as the course declares
-    them (:data:`attncourse.course.NOTEBOOKS`)."""
-    if not _BANK:
-        for notebook in NOTEBOOKS:
-            for q in importlib.import_module(notebook.quiz_module).QUESTIONS:
-                if q.id in _BANK:
-                    raise ValueError(f"quiz question id {q.id!r} is used twice")
-                _BANK[q.id] = q
-    return list(_BANK.values())
+    """Every question of the course, in course order."""
+    return BANK.all()
 
 
 def questions_for(notebook):
-    return [q for q in all_questions() if q.notebook.startswith(str(notebook))]
+    """The questions of one notebook (``"02"``, ``2``, its stem or its
+    :class:`~attncourse.course.Notebook`), in the order the notebook asks them."""
+    return BANK.of(notebook)
 
 
 def _lookup(question_id):
-    for q in all_questions():
-        if q.id == question_id:
-            return q
-    return None
+    return BANK.get(question_id)
 
 
 def grade(question, value):

@@ -217,9 +217,10 @@ and the slips at the end of tests/slips.py (the block marked $todo).
 
 import torch
 
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.course import find
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 
-NB = "$stem"
+NOTEBOOK = find("$number")
 
 
 # ------------------------------------------------------------- scale ($todo: replace)
@@ -238,10 +239,10 @@ def _scale_cases():
     ]
 
 
-register(Exercise(
+SCALE = Exercise(
     id="$scale_id",
     title="Scale a tensor (placeholder)",
-    notebook=NB,
+    notebook=NOTEBOOK,
     signature="scale(x, factor) -> x multiplied by factor, the same shape as x",
     reference=scale,
     solution=scale,  # a placeholder's reference is pasteable as it is
@@ -260,7 +261,7 @@ register(Exercise(
         Mistake("factor_ignored", "the result is x as it was: factor is never used.",
                 lambda x, f: x.clone()),
     ],
-))
+)
 
 
 # ---------------------------------------------------------- row_sums ($todo: replace)
@@ -279,10 +280,10 @@ def _row_sums_cases():
     ]
 
 
-register(Exercise(
+ROW_SUMS = Exercise(
     id="$row_sums_id",
     title="Sum each row (placeholder)",
-    notebook=NB,
+    notebook=NOTEBOOK,
     signature="row_sums(x) -> (...), the sum of x (..., n) along its last axis",
     reference=row_sums,
     solution=row_sums,  # a placeholder's reference is pasteable as it is
@@ -303,7 +304,10 @@ register(Exercise(
         Mistake("mean_not_sum", "that is each row's mean, its sum divided by its length; "
                 "the sum is wanted.", lambda x: x.mean(dim=-1)),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [SCALE, ROW_SUMS]
 ''')
 
 
@@ -364,7 +368,7 @@ def sealed(question, answer):
 
 def question_source(question):
     """One ``Question(...)`` of the quiz module, laid out as the other modules lay them out."""
-    lines = ["    Question(", f"        id={py(question['id'])},", "        notebook=NB,",
+    lines = ["    Question(", f"        id={py(question['id'])},", "        notebook=NOTEBOOK,",
              f"        prompt={py_wrapped(question['prompt'], 15)},",
              f"        kind={py(question['kind'])},"]
     if "tol" in question:
@@ -391,9 +395,10 @@ each one's plain answer in tests/quiz_key_nb$number.py and seal its key with
 ``python scripts/seal_quiz.py`` (its docstring says how).
 """
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "$stem"
+NOTEBOOK = find("$number")
 
 QUESTIONS = [
 ''')

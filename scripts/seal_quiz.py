@@ -24,7 +24,7 @@ from attncourse.quiz import all_questions, canonical, seal  # noqa: E402
 def main():
     changed = 0
     for q in all_questions():
-        path = next((ROOT / "attncourse" / "quizzes").glob(f"nb{q.notebook[:2]}_*.py"))
+        path = ROOT / f"{q.notebook.quiz_module.replace('.', '/')}.py"
         text = path.read_text()
         block = re.search(r'id="%s".*?(?=\n    Question\(|\n\]\n)' % re.escape(q.id), text, re.S)
         if block is None:

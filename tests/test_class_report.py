@@ -6,14 +6,14 @@ import pytest
 
 from attncourse.cli import main
 from attncourse.exercises import all_exercises
-from attncourse.exercises.engine import judge, run_cases
+from attncourse.exercises.engine import Status, judge, run_cases
 from attncourse.instructor import grade as grade_module
 from attncourse.instructor.class_report import (
     ClassResults,
     Learner,
     Mark,
-    Outcome,
     from_graded,
+    mark_of,
     pass_rates,
     render,
     what_went_wrong,
@@ -37,19 +37,19 @@ def a_class(*outcomes):
 
 
 def test_pass_rates_and_the_commonest_mistakes_first():
-    results = a_class(_mark(Outcome.PASSED), _mark(Outcome.MISTAKE, "divide_by_dk"),
-                      _mark(Outcome.MISTAKE, "no_scaling"), _mark(Outcome.MISTAKE, "divide_by_dk"),
-                      _mark(Outcome.NOT_ATTEMPTED), _mark(Outcome.FAILED))
+    results = a_class(_mark(Status.PASSED), _mark(Status.NAMED_MISTAKE, "divide_by_dk"),
+                      _mark(Status.NAMED_MISTAKE, "no_scaling"), _mark(Status.NAMED_MISTAKE, "divide_by_dk"),
+                      _mark(Status.NOT_ATTEMPTED), _mark(Status.FAILED))
     [rate] = pass_rates(results)
     assert (rate.passed, rate.graded) == (1, 6)
     counts = [(c.outcome, c.mistake, c.count) for c in what_went_wrong(results, EXERCISE)]
-    assert counts == [(Outcome.MISTAKE, "divide_by_dk", 2), (Outcome.MISTAKE, "no_scaling", 1),
-                      (Outcome.NOT_ATTEMPTED, "", 1), (Outcome.FAILED, "", 1)]
+    assert counts == [(Status.NAMED_MISTAKE, "divide_by_dk", 2), (Status.NAMED_MISTAKE, "no_scaling", 1),
+                      (Status.NOT_ATTEMPTED, "", 1), (Status.FAILED, "", 1)]
 
 
 def test_the_page_says_it_at_a_glance_and_loads_nothing():
-    page = render(a_class(*[_mark(Outcome.MISTAKE, "divide_by_dk")] * 12,
-                          *[_mark(Outcome.PASSED)] * 18))
+    page = render(a_class(*[_mark(Status.NAMED_MISTAKE, "divide_by_dk")] * 12,
+                          *[_mark(Status.PASSED)] * 18))
     assert "12 of 30" in page and SAID in page and "18 of 30 (60%)" in page
     assert "Content-Security-Policy" in page
     assert not re.search(r"\b(src|href)\s*=|url\(|@import|<script|<link", page)
@@ -58,7 +58,7 @@ def test_the_page_says_it_at_a_glance_and_loads_nothing():
 def test_names_and_messages_are_escaped():
     hostile = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
     results = ClassResults(hostile, (hostile,), (Learner(hostile, (
-        Mark(hostile, Outcome.MISTAKE, hostile, hostile, hostile),), (hostile,)),))
+        Mark(hostile, Status.NAMED_MISTAKE, hostile, hostile, hostile),), (hostile,)),))
     page = render(results)
     assert "<script" not in page and "<img" not in page
 
@@ -77,7 +77,8 @@ def _row(submission, exercise, fn):
     """The row the grader writes for ``fn``, judged by the exercise engine itself."""
     cases = exercise.cases()
     checked = judge(exercise, cases, run_cases(fn, cases))
-    return Row(submission, exercise.id, checked.passed, clean(checked.message))
+    return Row(submission, exercise.id, checked.passed, clean(checked.message), checked.status,
+               checked.mistake)
 
 
 def _stub(*args, **kwargs):
@@ -100,10 +101,31 @@ def test_the_graders_rows_become_marks_with_the_mistakes_named():
     results = from_graded(graded_class())
     assert [learner.name for learner in results.learners] == ["alice", "bob", "carol", "dan"]
     marks = [learner.marks[0] for learner in results.learners]
-    assert [m.outcome for m in marks] == [Outcome.PASSED, Outcome.MISTAKE,
-                                          Outcome.NOT_ATTEMPTED, Outcome.FAILED]
+    assert [m.outcome for m in marks] == [Status.PASSED, Status.NAMED_MISTAKE,
+                                          Status.NOT_ATTEMPTED, Status.FAILED]
     assert marks[1].mistake == "divide_by_dk"
     assert results.learners[3].notes == ("dan.ipynb is not a readable notebook",)
+
+
+def test_a_mistake_the_engine_named_is_counted_by_name_not_by_its_words():
+    """The in-place change, and a message with "…" inside (once taken for a cut), are
+    counted as the mistakes the engine named: the verdict travels as data."""
+    exercise = next(e for e in all_exercises() if e.id == "softmax")
+    cases = exercise.cases()
+
+    def in_place(x):
+        shifted = x.sub_(x.amax(-1, keepdim=True))
+        return shifted.exp() / shifted.exp().sum(-1, keepdim=True)
+
+    checked = judge(exercise, cases, run_cases(in_place, cases))
+    assert checked.status is Status.NAMED_MISTAKE and checked.mistake == "changed_input_in_place"
+    row = Row("a.ipynb", exercise.id, False, clean(checked.message), checked.status,
+              checked.mistake)
+    mark = mark_of(row, exercise)
+    assert (mark.outcome, mark.mistake) == (Status.NAMED_MISTAKE, "changed_input_in_place")
+    cut = Row("a.ipynb", exercise.id, False, "case “x”: … Likely mistake — zz…",
+              Status.NAMED_MISTAKE, "changed_input_in_place")
+    assert mark_of(cut, exercise).mistake == "changed_input_in_place"
 
 
 def test_grade_writes_the_report_beside_the_csv(tmp_path, monkeypatch, capsys):

@@ -4,7 +4,10 @@ the progress report. And the package's modules depend on each other without a cy
 
 import ast
 import importlib
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -38,13 +41,59 @@ def test_each_notebook_has_its_exercise_and_quiz_modules():
     for notebook in NOTEBOOKS:
         importlib.import_module(notebook.exercises_module)
         assert importlib.import_module(notebook.quiz_module).QUESTIONS
-    assert {e.notebook for e in all_exercises()} <= stems
-    assert {q.notebook for q in all_questions()} <= stems
+    assert {e.notebook.stem for e in all_exercises()} <= stems
+    assert {q.notebook.stem for q in all_questions()} <= stems
     # no module lies in the folders that the course does not declare
     for folder, kind in (("exercises", "exercises_module"), ("quizzes", "quiz_module")):
         declared = {getattr(n, kind).rsplit(".", 1)[1] for n in NOTEBOOKS}
         found = {p.stem for p in (PACKAGE / folder).glob("nb*.py")}
         assert found - declared <= {"solutions"} | {f for f in found if f.startswith("solutions")}
+
+
+def test_content_comes_in_the_order_the_notebook_asks_for_it():
+    """Declaration order is course order: the exercises of each notebook in the order of its
+    exercise cells (grades.csv, the terminal table and the class report list them so)."""
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(ROOT / "notebooks" / notebook.filename, as_version=4)
+        cells = [c.metadata.get("attncourse", {}).get("exercise") for c in nb.cells]
+        assert [e.id for e in ac.exercises_for(notebook)] == [c for c in cells if c], \
+            notebook.stem
+    assert [e.notebook for e in all_exercises()] == sorted(
+        (e.notebook for e in all_exercises()), key=NOTEBOOKS.index)
+
+
+def _fresh_python(code):
+    """Run ``code`` in a new interpreter; its stdout."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            timeout=300, env={**os.environ, "TRITON_INTERPRET": ""})
+    assert result.returncode == 0, result.stderr[-2000:]
+    return result.stdout
+
+
+def test_notebook_00s_check_loads_no_later_notebook_and_no_triton():
+    out = _fresh_python(
+        "import sys, os, torch\n"
+        "import attncourse as ac\n"
+        "from attncourse.instructor.nbgrader import SETUP_SOURCE\n"
+        "from attncourse.progress_file import NOWHERE\n"
+        "assert ac.check('softmax', lambda x: torch.softmax(x, -1), recorder=NOWHERE)\n"
+        "loaded = sorted(m for m in sys.modules if m.startswith('attncourse.exercises.nb'))\n"
+        "print(loaded, 'triton' in sys.modules, os.environ.get('TRITON_INTERPRET'))\n")
+    assert out.split() == ["['attncourse.exercises.nb00_welcome']", "False", "None"] or \
+        out.strip() == "['attncourse.exercises.nb00_welcome'] False"
+
+
+def test_the_grading_path_imports_no_html_and_no_progress_file():
+    """What grades a class shows nothing and records nothing: no module the grader imports
+    (lazily or not) reaches the notebook front end or the learner's progress file."""
+    graph = _graph()
+    reached, todo = set(), ["attncourse.instructor.grade"]
+    while todo:
+        for module in graph.get(todo.pop(), ()):
+            if module not in reached:
+                reached.add(module)
+                todo.append(module)
+    assert not reached & {"attncourse.frontend", "attncourse.progress_file"}, sorted(reached)
 
 
 def test_find_names_a_notebook_by_number_stem_or_file():
@@ -78,11 +127,17 @@ def _imports(module, path):
     return {m for m in found if m in modules and m != module}
 
 
-def test_no_import_cycle_inside_the_package():
+def _graph():
+    """Each attncourse module -> the attncourse modules it imports."""
     graph = {}
     for path in PACKAGE.rglob("*.py"):
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts).removesuffix(".__init__")
         graph[module] = _imports(module, path)
+    return graph
+
+
+def test_no_import_cycle_inside_the_package():
+    graph = _graph()
 
     def reaches(start, target, seen):
         return any(m == target or (m not in seen and reaches(m, target, seen | {m}))

@@ -26,6 +26,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, notebook, write
+from test_solutions import notebook_imports
 
 import attncourse
 from attncourse import course
@@ -33,7 +34,7 @@ from attncourse.cli import main
 from attncourse.errors import CourseError
 from attncourse.exercises import Case, Exercise, all_exercises, check, get
 from attncourse.exercises.engine import ASSIGNMENT_MODE, Outcome
-from attncourse.exercises.engine import solution as show_solution
+from attncourse.exercises.learner import solution as show_solution
 from attncourse.instructor import course_files, sandbox, transport
 from attncourse.instructor import grade as grade_module
 from attncourse.instructor.course_files import course_notebook, exercise_cells, read_notebook
@@ -43,7 +44,7 @@ from attncourse.instructor.nbgrader import (
     END,
     SETUP_SOURCE,
     export_nbgrader,
-    solution_source,
+    solution_cell,
 )
 from attncourse.instructor.report import MAX_MESSAGE, Report, Row, clean, summary, write_csv
 from attncourse.instructor.reset import fetch, reset
@@ -72,55 +73,46 @@ def digest(path):
 # solve
 # --------------------------------------------------------------------------------------
 
-_SCALE = 2.0
-
-
-def _halve(x):
-    return x / _SCALE
-
-
-def scaled_softmax(x, temperature=_SCALE):
-    """A reference that needs an aliased module, a private helper and a module constant."""
-    return F.softmax(_halve(x) * _SCALE / temperature, dim=-1)
-
-
 @pytest.mark.parametrize("exercise", all_exercises(), ids=lambda e: e.id)
-def test_each_solution_runs_on_its_own_and_binds_only_the_learners_name(exercise):
-    parts, namespace, prelude = solution(exercise), {}, {}
-    exec(compile(parts.source, "<solved cell>", "exec"), namespace)
-    exec(parts.prelude, prelude)  # imports a decorator or a default value needs, if any
-    assert set(namespace) - set(prelude) == {exercise.function_name}
+def test_each_solution_runs_in_its_notebook_and_binds_only_the_learners_name(exercise):
+    """The solved cell is the solution ``solution(id)`` shows: after the notebook's own
+    imports it binds the learner's one name, and passes."""
+    namespace = notebook_imports(exercise.notebook.stem)
+    before = set(namespace)
+    exec(compile(solution(exercise).source, "<solved cell>", "exec"), namespace)
+    assert set(namespace) - before == {exercise.function_name}
     assert check(exercise.id, namespace[exercise.function_name]).passed
 
 
-def test_solution_imports_what_the_reference_needs_and_takes_the_learners_name():
-    ex = Exercise("t-scaled", "t", "99_test", "my_softmax(x)", scaled_softmax,
-                  lambda: [Case("v", (torch.arange(4.0),))], [], learner_name="my_softmax")
-    parts = solution(ex)
-    assert "def my_softmax(x, temperature=_SCALE):" in parts.header
-    assert "import torch.nn.functional as F" in parts.body
-    assert "_halve" in parts.body and "_SCALE" in parts.prelude  # the default is needed early
-    namespace = {}
-    exec(parts.source, namespace)
-    x = torch.tensor([1.0, -2.0, 0.5])
-    assert torch.allclose(namespace["my_softmax"](x), scaled_softmax(x))
+@pytest.mark.parametrize("exercise", all_exercises(), ids=lambda e: e.id)
+def test_solve_and_the_export_show_the_text_solution_shows(exercise):
+    """One text: no rewriting of the package's reference (its private imports, its extra
+    arguments) reaches a released stub."""
+    parts, shown = solution(exercise), repr(show_solution(exercise.id))
+    assert parts.source.strip() in shown
+    assert "attncourse" not in parts.source
+    released = solution_cell(exercise)
+    header = released[:released.index(BEGIN)]
+    assert header.strip() == parts.header.strip()
 
 
 class Halver(torch.nn.Module):
-    """A class reference: solved whole, with its imports at the top of the cell."""
+    """A class solution: the class line and docstring stay, the methods are the body."""
 
     def forward(self, x):
-        return _halve(x)
+        return x / 2
 
 
-def test_a_class_reference_is_solved_whole():
-    ex = Exercise("t-class", "t", "99_test", "MyHalver()", Halver, lambda: [], [],
-                  learner_name="MyHalver")
-    namespace = {}
-    exec(solution(ex).source, namespace)
-    assert torch.equal(namespace["MyHalver"]()(torch.ones(2)), torch.full((2,), 0.5))
-    source = solution_source(ex)
-    assert source.startswith(BEGIN) and source.endswith(END)
+def test_a_class_solution_keeps_its_header_and_hides_its_methods():
+    ex = Exercise("t-class", "t", course.find("00"), "Halver()", Halver, lambda: [], [],
+                  solution=Halver)
+    parts = solution(ex)
+    assert parts.header.startswith("class Halver(torch.nn.Module):") and "def forward" in parts.body
+    namespace = {"torch": torch}
+    exec(parts.source, namespace)
+    assert torch.equal(namespace["Halver"]()(torch.ones(2)), torch.full((2,), 0.5))
+    source = solution_cell(ex)
+    assert BEGIN in source and "def forward" not in source[:source.index(BEGIN)]
 
 
 def test_solve_never_writes_over_its_inputs(tmp_path):
@@ -168,15 +160,14 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
 
 
 def test_which_notebook_a_run_grades():
-    catalogue = {e.id: e for e in all_exercises()}
-    masking, welcome = ["causal_mask", "padding_mask"], ["softmax"]
-    assert choose_notebook(catalogue, [masking, masking + welcome, ["padding_mask"]]) == \
-        "03_masking"
-    assert choose_notebook(catalogue, [masking, welcome]) is None  # a tie: say which
-    assert choose_notebook(catalogue, [[], ["nope"]]) is None
-    assert choose_notebook(catalogue, [welcome], notebook="03") == "03_masking"
+    masking, welcome, masks = ["causal_mask", "padding_mask"], ["softmax"], course.find("03")
+    assert choose_notebook([masking, masking + welcome, ["padding_mask"]]) == masks
+    assert choose_notebook([masking, welcome]) is None  # a tie: say which
+    assert choose_notebook([[], ["nope"]]) is None
+    assert choose_notebook([welcome], notebook="03") == masks
+    assert choose_notebook([welcome], notebook=3) == masks  # "3", 3 and "03" name one notebook
     with pytest.raises(CourseError, match="--notebook 99"):
-        choose_notebook(catalogue, [], notebook="99")
+        choose_notebook([], notebook="99")
 
 
 def test_the_catalogue_is_the_packages_list_and_nothing_else(tmp_path, monkeypatch):
@@ -273,7 +264,7 @@ def test_the_csv_opens_safely_in_a_spreadsheet_and_the_table_escapes_names(tmp_p
         table = list(csv.reader(f))
     assert [row[0][0] for row in table[1:]] == ["'", "n"]
     assert not [cell for row in table for cell in row if cell[:1] in "=+-@"]
-    graded = Graded("03_masking", ("causal_mask",), Isolation.BUBBLEWRAP,
+    graded = Graded(course.find("03"), ("causal_mask",), Isolation.BUBBLEWRAP,
                     [Report(rows[:1]), Report(rows[1:], notes=["a\nnote"])])
     shown = summary(graded)
     assert "new\\nline\\x1b[2J.ipynb" in shown and "\x1b" not in shown
@@ -457,11 +448,11 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, 
             assert test.metadata["nbgrader"]["grade"] and test.metadata["nbgrader"]["locked"]
             assert test.metadata["nbgrader"]["points"] == 1
             assert f"_autograder_check({exercise_id!r}" in test.source
-            solved = {}
+            solved = notebook_imports(path.stem)  # what the first cell imports
             exec(setup.source, solved)
             exec(cell.source, solved)
             exec(test.source, solved)  # the reference passes the autograder test
-            released = {}
+            released = notebook_imports(path.stem)
             exec(setup.source, released)
             released["check"] = lambda *args: type("Passed", (), {"passed": True})()
             exec(clear_solutions(cell.source), released)

@@ -35,7 +35,7 @@ def notebook_imports(notebook):
 
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_pasted_solution_runs_in_its_notebook_and_passes(exercise):
-    namespace = notebook_imports(exercise.notebook)
+    namespace = notebook_imports(exercise.notebook.stem)
     imported = set(namespace)
     exec(repr(ac.solution(exercise.id)), namespace)  # the text a learner copies
     assert set(namespace) - imported == {exercise.function_name}
@@ -46,7 +46,7 @@ def test_pasted_solution_runs_in_its_notebook_and_passes(exercise):
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_solution_uses_only_its_notebooks_imports(exercise):
     assert exercise.solution.__name__ == exercise.function_name
-    available = set(notebook_imports(exercise.notebook)) | set(dir(builtins))
+    available = set(notebook_imports(exercise.notebook.stem)) | set(dir(builtins))
     tree = ast.parse(textwrap.dedent(inspect.getsource(exercise.solution)))
     local = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)} | {
         n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
@@ -90,3 +90,27 @@ def test_solution_shows_the_learners_function_and_names_the_package_version():
     assert "attncourse.attention.attention" in text.splitlines()[0]
     assert "```python" in ac.solution("causal_mask")._repr_markdown_()
     assert "def decoder_layer_forward(layer, x, memory" in repr(ac.solution("decoder_layer_forward"))
+
+
+def _stubs():
+    """Each exercise cell's stub in the course notebooks, as ``(exercise id, def node)``."""
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        for cell in json.loads(path.read_text())["cells"]:
+            exercise_id = cell["metadata"].get("attncourse", {}).get("exercise")
+            if cell["cell_type"] == "code" and exercise_id:
+                tree = ast.parse("".join(cell["source"]))
+                yield exercise_id, next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+
+
+def _signature(node):
+    """A ``def``'s name and parameters (with their defaults) as text."""
+    return f"{node.name}({ast.unparse(node.args)})"
+
+
+@pytest.mark.parametrize("exercise_id, stub", list(_stubs()), ids=lambda v: getattr(v, "name", v))
+def test_each_stub_has_its_solutions_signature(exercise_id, stub):
+    """The released stub, ``solution()``, ``attncourse solve`` and the nbgrader export show
+    one signature: the notebook's."""
+    exercise = ac.exercises.get(exercise_id)
+    solved = ast.parse(textwrap.dedent(inspect.getsource(exercise.solution))).body[0]
+    assert _signature(stub) == _signature(solved)

@@ -3,8 +3,11 @@
 import torch
 
 from attncourse.attention import softmax
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+
+NOTEBOOK = find("00")
 
 
 def _cases():
@@ -50,10 +53,10 @@ def _sum_without_keepdim(x):
     return exps / exps.sum(-1)
 
 
-register(Exercise(
+SOFTMAX = Exercise(
     id="softmax",
     title="Softmax along the last dimension",
-    notebook="00_welcome",
+    notebook=NOTEBOOK,
     signature="softmax(x) -> tensor of the same shape, each last-axis slice summing to 1",
     reference=softmax,
     solution=solutions.softmax,
@@ -114,4 +117,7 @@ register(Exercise(
                 "the axis — for a 3-D tensor it picks the first. Always say which: dim=-1.",
                 lambda x: torch.softmax(x, dim=0 if x.dim() in (0, 1, 3) else 1)),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [SOFTMAX]

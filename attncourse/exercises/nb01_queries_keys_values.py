@@ -3,8 +3,11 @@
 import torch
 
 from attncourse.attention import dot_scores, project_qkv
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+
+NOTEBOOK = find("01")
 
 
 def _projection_case(label, lead, seq, d_model, d_k, d_v, seed):
@@ -42,10 +45,10 @@ def _matrix_product_2d(x, W_Q, W_K, W_V):
     return torch.mm(x, W_Q), torch.mm(x, W_K), torch.mm(x, W_V)
 
 
-register(Exercise(
+QKV_PROJECTIONS = Exercise(
     id="qkv_projections",
     title="Queries, keys and values from embeddings",
-    notebook="01_queries_keys_values",
+    notebook=NOTEBOOK,
     signature="project_qkv(x, W_Q, W_K, W_V) -> (Q, K, V)",
     reference=project_qkv,
     solution=solutions.project_qkv,
@@ -73,7 +76,7 @@ register(Exercise(
                 "product (@), not an element-wise *.",
                 raises=r"cannot be multiplied|must match the size of tensor"),
     ],
-))
+)
 
 
 def _score_cases():
@@ -85,10 +88,10 @@ def _score_cases():
     ]
 
 
-register(Exercise(
+DOT_SCORES = Exercise(
     id="dot_scores",
     title="The raw score matrix Q·Kᵀ",
-    notebook="01_queries_keys_values",
+    notebook=NOTEBOOK,
     signature="dot_scores(query, key) -> (..., q_len, k_len)",
     reference=dot_scores,
     solution=solutions.dot_scores,
@@ -132,4 +135,7 @@ register(Exercise(
                 "which pairs query i with key i. Every query must meet every key.",
                 lambda q, k: (q * k).sum(-1)),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [QKV_PROJECTIONS, DOT_SCORES]

@@ -5,9 +5,12 @@ import math
 import torch
 
 from attncourse.attention import attention, scaled_scores
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.masks import causal_mask
+
+NOTEBOOK = find("02")
 
 
 def _qkv(batch, q_len, k_len, d_k, d_v, seed):
@@ -149,10 +152,10 @@ def _scaled_score_cases():
     ]
 
 
-register(Exercise(
+SCALED_SCORES = Exercise(
     id="scaled_scores",
     title="Scaled scores Q·Kᵀ / √d_k",
-    notebook="02_scaled_dot_product",
+    notebook=NOTEBOOK,
     signature="scaled_scores(query, key) -> (..., q_len, k_len)",
     reference=scaled_scores,
     solution=solutions.scaled_scores,
@@ -191,13 +194,13 @@ register(Exercise(
                 "key.transpose(-2, -1).",
                 lambda q, k: q @ k.transpose(0, 1) / math.sqrt(q.size(-1))),
     ],
-))
+)
 
 
-register(Exercise(
+SCALED_DOT_PRODUCT = Exercise(
     id="scaled_dot_product",
     title="Scaled dot-product attention",
-    notebook="02_scaled_dot_product",
+    notebook=NOTEBOOK,
     signature="attention(query, key, value, mask=None) -> (output, weights)",
     reference=attention,
     solution=solutions.attention,
@@ -266,4 +269,7 @@ register(Exercise(
                 "product and which axes you transposed.",
                 raises=r"cannot be multiplied|must match the size of tensor"),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [SCALED_SCORES, SCALED_DOT_PRODUCT]

@@ -2,19 +2,22 @@
 
 import torch
 
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register
+from attncourse.exercises.model import Case, Exercise, Mistake
 from attncourse.masks import causal_mask, padding_mask
+
+NOTEBOOK = find("03")
 
 
 def _causal_cases():
     return [Case(f"size {n}", (n,)) for n in (1, 3, 6)]
 
 
-register(Exercise(
+CAUSAL_MASK = Exercise(
     id="causal_mask",
     title="The causal (look-ahead) mask",
-    notebook="03_masking",
+    notebook=NOTEBOOK,
     signature="causal_mask(size) -> (size, size) bool, True where a position may attend",
     reference=causal_mask,
     solution=solutions.causal_mask,
@@ -48,7 +51,7 @@ register(Exercise(
                 "row per query and one column per key: torch.ones(size, size, dtype=torch.bool).",
                 raises=r"at least 2 dimensions"),
     ],
-))
+)
 
 
 def _padding_cases():
@@ -61,10 +64,10 @@ def _padding_cases():
     ]
 
 
-register(Exercise(
+PADDING_MASK = Exercise(
     id="padding_mask",
     title="The padding mask",
-    notebook="03_masking",
+    notebook=NOTEBOOK,
     signature="padding_mask(tokens, pad_id) -> (batch, 1, seq) bool, True for real tokens",
     reference=padding_mask,
     solution=solutions.padding_mask,
@@ -100,4 +103,7 @@ register(Exercise(
                 "here the mask is (batch, 1, seq): one .unsqueeze(1).",
                 lambda t, p: (t != p)[:, None, None, :]),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [PADDING_MASK, CAUSAL_MASK]

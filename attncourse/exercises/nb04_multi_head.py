@@ -5,10 +5,13 @@ import math
 import torch
 
 from attncourse.attention import attention
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.masks import causal_mask
 from attncourse.multihead import heads_mask, merge_heads, multi_head_forward, split_heads
+
+NOTEBOOK = find("04")
 
 # ------------------------------------------------------------------------ split_heads
 
@@ -41,10 +44,10 @@ def _split_transpose_2_3(x, num_heads):
     return _split_no_head_axis_move(x, num_heads).transpose(2, 3)  # (batch, seq, d_k, heads)
 
 
-register(Exercise(
+SPLIT_HEADS = Exercise(
     id="split_heads",
     title="Split d_model into heads",
-    notebook="04_multi_head",
+    notebook=NOTEBOOK,
     signature="split_heads(x, num_heads): (batch, seq, d_model) -> (batch, heads, seq, d_k)",
     reference=split_heads,
     solution=solutions.split_heads,
@@ -84,7 +87,7 @@ register(Exercise(
                 "x.chunk(num_heads, dim=-1), or x.split(d_k, dim=-1).",
                 lambda x, num_heads: torch.stack(x.split(num_heads, dim=-1), dim=1)),
     ],
-))
+)
 
 # ------------------------------------------------------------------------ merge_heads
 
@@ -121,10 +124,10 @@ def _merge_heads_reversed(x):
     return merge_heads(x.flip(1))
 
 
-register(Exercise(
+MERGE_HEADS = Exercise(
     id="merge_heads",
     title="Concatenate the heads",
-    notebook="04_multi_head",
+    notebook=NOTEBOOK,
     signature="merge_heads(x): (batch, heads, seq, d_k) -> (batch, seq, heads * d_k)",
     reference=merge_heads,
     solution=solutions.merge_heads,
@@ -168,7 +171,7 @@ register(Exercise(
                 "transpose flatten only the last two axes, heads and d_k: flatten(2).",
                 lambda x: x.transpose(1, 2).flatten(1)),
     ],
-))
+)
 
 # ------------------------------------------------------------------ multi_head_forward
 
@@ -237,10 +240,10 @@ def _mask_without_head_axis(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     return merge_heads(scores.softmax(-1) @ v) @ W_O
 
 
-register(Exercise(
+MULTI_HEAD_FORWARD = Exercise(
     id="multi_head_forward",
     title="A whole multi-head forward pass",
-    notebook="04_multi_head",
+    notebook=NOTEBOOK,
     signature="multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None) -> "
               "(batch, seq, d_model)",
     reference=multi_head_forward,
@@ -299,4 +302,7 @@ register(Exercise(
                 "Unsqueeze when mask.dim() == 3.",
                 _with_heads(split_heads, merge_heads, mask_for_heads=lambda m: m.unsqueeze(1))),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [SPLIT_HEADS, MERGE_HEADS, MULTI_HEAD_FORWARD]

@@ -5,18 +5,20 @@ from functools import partial
 
 import torch
 
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import (
+from attncourse.exercises.model import (
     Behaviour,
     Case,
     Exercise,
     Mistake,
-    register,
     seeded_randn,
 )
 from attncourse.layers import DecoderLayer, FeedForward, position_influence
 from attncourse.masks import causal_mask, padding_mask, target_mask
 from attncourse.multihead import MultiHeadAttention
+
+NOTEBOOK = find("05")
 
 # ------------------------------------------------------- the decoder layer's forward
 
@@ -161,10 +163,10 @@ def _wired(self_mask="tgt", cross_mask="src", outer_x=(), feed_forward="sublayer
     return forward
 
 
-register(Exercise(
+DECODER_LAYER_FORWARD = Exercise(
     id="decoder_layer_forward",
     title="Wire the decoder layer's three sublayers",
-    notebook="05_decoder_layer",
+    notebook=NOTEBOOK,
     signature="decoder_layer_forward(layer, x, memory, src_mask, tgt_mask) "
               "-> (batch, tgt_len, d_model)",
     reference=DecoderLayer.forward,
@@ -244,7 +246,7 @@ register(Exercise(
                 "(batch, heads, tgt_len, src_len) and take src_mask.",
                 raises=r"must match the size of tensor|broadcast"),
     ],
-))
+)
 
 # ---------------------------------------------------------------- the target mask
 
@@ -288,10 +290,10 @@ def _with_causal(causal):
     return lambda tokens, pad_id: padding_mask(tokens, pad_id) & causal(tokens.size(-1))
 
 
-register(Exercise(
+TARGET_MASK = Exercise(
     id="target_mask",
     title="The decoder's target mask: no padding, no peeking",
-    notebook="05_decoder_layer",
+    notebook=NOTEBOOK,
     signature="target_mask(tokens, pad_id) -> (batch, seq, seq) bool, True where a target "
               "position may attend",
     reference=target_mask,
@@ -345,7 +347,7 @@ register(Exercise(
                 "create the causal part with dtype=torch.bool (or call .bool()).",
                 raises=r"not implemented for 'Float'"),
     ],
-))
+)
 
 # ------------------------------------------------------------------ the nudge test
 
@@ -418,10 +420,10 @@ def _signed_change(f, x, nudge=1.0):
     return out
 
 
-register(Exercise(
+POSITION_INFLUENCE = Exercise(
     id="position_influence",
     title="The nudge test: does any output depend on later inputs?",
-    notebook="05_decoder_layer",
+    notebook=NOTEBOOK,
     signature="position_influence(f, x, nudge=1.0) -> (seq, seq): [i, j] = largest |change| "
               "of output i when input j is nudged",
     reference=position_influence,
@@ -468,4 +470,7 @@ register(Exercise(
                 "and its first feature x[:, j, 0]; x[j] picks batch item j.",
                 raises=r"out of bounds|out of range"),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [DECODER_LAYER_FORWARD, TARGET_MASK, POSITION_INFLUENCE]

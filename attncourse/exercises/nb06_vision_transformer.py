@@ -4,9 +4,12 @@ putting the class token and the position embeddings in place."""
 import torch
 import torch.nn.functional as F
 
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.vit import add_class_token_and_positions, embed_patches, patchify
+
+NOTEBOOK = find("06")
 
 # ------------------------------------------------------------------------ patchify
 
@@ -57,10 +60,10 @@ def _pixels_transposed(images, p):
     return _grid_view(images, p).permute(0, 2, 4, 1, 5, 3).reshape(b, -1, c * p * p)
 
 
-register(Exercise(
+PATCHIFY = Exercise(
     id="patchify",
     title="Cut images into patch tokens",
-    notebook="06_vision_transformer",
+    notebook=NOTEBOOK,
     signature="patchify(images, patch_size) -> (batch, num_patches, C*patch*patch), "
               "patches row by row",
     reference=patchify,
@@ -105,7 +108,7 @@ register(Exercise(
                 "numbers, not p·p. Reshape to (batch, rows * cols, C * p * p).",
                 lambda images, p: patchify(images, p).reshape(images.size(0), -1, p * p)),
     ],
-))
+)
 
 # ----------------------------------------------------------------- patch embedding
 
@@ -139,10 +142,10 @@ def _embed_kernel_channels_last(images, weight, bias, p):
     return _conv_maps(images, weight, bias, p, kernel=kernel).flatten(2).transpose(1, 2)
 
 
-register(Exercise(
+EMBED_PATCHES = Exercise(
     id="embed_patches",
     title="The patch embedding as a convolution",
-    notebook="06_vision_transformer",
+    notebook=NOTEBOOK,
     signature="embed_patches(images, weight, bias, patch_size) -> (batch, num_patches, "
               "d_model), equal to patchify(images, patch_size) @ weight.T + bias",
     reference=embed_patches,
@@ -191,7 +194,7 @@ register(Exercise(
                 "grid, .flatten(2), for (batch, d_model, num_patches); then .transpose(1, 2).",
                 raises=r"Dimension out of range"),
     ],
-))
+)
 
 # -------------------------------------------------- class token and positions
 
@@ -211,10 +214,10 @@ def _expanded(tokens, cls_token):
     return cls_token.expand(tokens.size(0), -1, -1)  # (batch, 1, d_model)
 
 
-register(Exercise(
+ADD_CLASS_TOKEN_AND_POSITIONS = Exercise(
     id="add_class_token_and_positions",
     title="Class token and position embeddings",
-    notebook="06_vision_transformer",
+    notebook=NOTEBOOK,
     signature="add_class_token_and_positions(tokens, cls_token, positions) -> "
               "(batch, num_patches + 1, d_model)",
     reference=add_class_token_and_positions,
@@ -266,4 +269,7 @@ register(Exercise(
                 "of its n patches (cls_token.expand(batch, -1, -1), not expand(tokens.shape)).",
                 raises=r"must match the size of tensor"),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [PATCHIFY, EMBED_PATCHES, ADD_CLASS_TOKEN_AND_POSITIONS]

@@ -4,9 +4,12 @@ import math
 
 import torch
 
+from attncourse.course import find
 from attncourse.efficient import append_kv, online_softmax_update
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+
+NOTEBOOK = find("07")
 
 # ------------------------------------------------------------------ online softmax update
 
@@ -95,10 +98,10 @@ def _normalised_output(m, ell, out, s, v):
     return new_m, new_ell, new_out / new_ell
 
 
-register(Exercise(
+ONLINE_SOFTMAX_UPDATE = Exercise(
     id="online_softmax_update",
     title="One step of the online softmax",
-    notebook="07_attention_at_scale",
+    notebook=NOTEBOOK,
     signature="online_softmax_update(running_max, running_sum, output, scores, values) "
               "-> (running_max, running_sum, output)",
     reference=online_softmax_update,
@@ -155,7 +158,7 @@ register(Exercise(
                 "(q_len, 1) state. Keep the axis: amax(-1, keepdim=True), sum(-1, keepdim=True).",
                 raises=r"must match the size of tensor"),
     ],
-))
+)
 
 # ----------------------------------------------------------------------- KV cache append
 
@@ -214,10 +217,10 @@ def _values_not_appended(past_key, past_value, key, value):
     return torch.cat([past_key, key], dim=-2), value
 
 
-register(Exercise(
+APPEND_KV = Exercise(
     id="append_kv",
     title="Append one step to a KV cache",
-    notebook="07_attention_at_scale",
+    notebook=NOTEBOOK,
     signature="append_kv(past_key, past_value, key, value) -> (key, value), "
               "all (batch, heads, seq, d)",
     reference=append_kv,
@@ -256,4 +259,7 @@ register(Exercise(
         Mistake("key_into_values", "the new *keys* were appended to the values (a copy-paste "
                 "slip?): torch.cat([past_value, value], dim=-2).", _key_into_values),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [ONLINE_SOFTMAX_UPDATE, APPEND_KV]

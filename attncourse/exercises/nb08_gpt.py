@@ -6,10 +6,13 @@ import math
 import torch
 import torch.nn.functional as F
 
+from attncourse.course import find
 from attncourse.exercises import solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.gpt import next_token_loss, next_token_probs
 from attncourse.rope import apply_rotary
+
+NOTEBOOK = find("08")
 
 # ------------------------------------------------------------------------ next-token loss
 
@@ -67,10 +70,10 @@ def _probabilities_not_logs(logits, tokens):
     return F.nll_loss(logits[:, :-1].softmax(-1).flatten(0, 1), tokens[:, 1:].flatten())
 
 
-register(Exercise(
+NEXT_TOKEN_LOSS = Exercise(
     id="next_token_loss",
     title="The language-modelling loss: targets are the inputs shifted by one",
-    notebook="08_gpt",
+    notebook=NOTEBOOK,
     signature="next_token_loss(logits (batch, seq, vocab), tokens (batch, seq)) -> scalar "
               "mean cross-entropy of positions 0..seq-2 against tokens 1..seq-1",
     reference=next_token_loss,
@@ -117,7 +120,7 @@ register(Exercise(
                 "first, or move the vocabulary to axis 1 with .transpose(1, 2).",
                 raises=r"Expected target size|only batches of spatial targets"),
     ],
-))
+)
 
 # ----------------------------------------------------------- temperature and top-k
 
@@ -179,10 +182,10 @@ def _one_too_few(logits, temperature=1.0, top_k=None):
     return logits.softmax(dim=-1)
 
 
-register(Exercise(
+NEXT_TOKEN_PROBS = Exercise(
     id="next_token_probs",
     title="Sampling: temperature and top-k",
-    notebook="08_gpt",
+    notebook=NOTEBOOK,
     signature="next_token_probs(logits (..., vocab), temperature=1.0, top_k=None) -> "
               "(..., vocab) probabilities",
     reference=next_token_probs,
@@ -235,7 +238,7 @@ register(Exercise(
                 "returns probabilities: .softmax(dim=-1).",
                 _sampling(finish=lambda logits: logits.log_softmax(dim=-1))),
     ],
-))
+)
 
 # -------------------------------------------------------------------- rotary embedding
 
@@ -286,10 +289,10 @@ def _added(x, positions, base=10000.0):
     return x + table.to(x.dtype)
 
 
-register(Exercise(
+APPLY_ROTARY = Exercise(
     id="apply_rotary",
     title="Rotary position embedding",
-    notebook="08_gpt",
+    notebook=NOTEBOOK,
     signature="apply_rotary(x (..., seq, d), positions (seq,), base=10000.0) -> (..., seq, d): "
               "pair (2i, 2i+1) at position m turned by m · base^(-2i/d)",
     reference=apply_rotary,
@@ -346,4 +349,7 @@ register(Exercise(
                 "base ** (-torch.arange(0, d, 2) / d).",
                 lambda x, p, base=10000.0: _rotation(x, p, 10000.0)),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [NEXT_TOKEN_LOSS, APPLY_ROTARY, NEXT_TOKEN_PROBS]

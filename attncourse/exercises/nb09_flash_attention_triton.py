@@ -13,9 +13,12 @@ import math
 
 import torch
 
+from attncourse.course import find
 from attncourse.exercises import solutions_nb09 as solutions
-from attncourse.exercises.engine import Case, Exercise, Mistake, register, seeded_randn
+from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.flash_triton import DEVICE, flash_attention, softmax_rows
+
+NOTEBOOK = find("09")
 
 
 def _on_device(*tensors):
@@ -93,10 +96,10 @@ def _stored_with_x_stride(x):
     return x.softmax(-1)
 
 
-register(Exercise(
+SOFTMAX_ROWS = Exercise(
     id="softmax_rows",
     title="A row-softmax kernel",
-    notebook="09_flash_attention_triton",
+    notebook=NOTEBOOK,
     signature="softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK), "
               "launched by softmax_rows(x) -> (rows, cols)",
     reference=softmax_rows,
@@ -136,7 +139,7 @@ register(Exercise(
                 "(with other=float('-inf')), and read row `row` at x_ptr + row * "
                 "x_row_stride.", raises=r"tried to load .* outside"),
     ],
-))
+)
 
 # ------------------------------------------------------- the attention kernel's inner loop
 
@@ -240,10 +243,10 @@ def _values_from_keys(q, k, v, causal=False):
     return _blocked(_update())(q, k, k, causal)
 
 
-register(Exercise(
+FLASH_ATTENTION = Exercise(
     id="flash_attention",
     title="FlashAttention's inner loop, in a kernel",
-    notebook="09_flash_attention_triton",
+    notebook=NOTEBOOK,
     signature="flash_attention(q, k, v, causal=False) -> (batch, heads, q_len, d): the end "
               "of attention_kernel's loop",
     reference=flash_attention,
@@ -309,4 +312,7 @@ register(Exercise(
                 "reads past the end of V: load them like k, with mask=cols[:, None] < seq_k "
                 "and other=0.0.", raises=r"tried to load .* outside"),
     ],
-))
+)
+
+#: this notebook's exercises, in the order the notebook asks for them
+EXERCISES = [SOFTMAX_ROWS, FLASH_ATTENTION]

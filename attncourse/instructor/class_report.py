@@ -21,23 +21,15 @@ import os
 import re
 from collections import Counter
 from dataclasses import dataclass
-from enum import Enum
 from pathlib import Path
 
-from attncourse.exercises import all_exercises
-from attncourse.exercises.engine import COMMON_MISTAKES
-from attncourse.instructor.report import clean, printable
+from attncourse.exercises.catalogue import exercises_for
+from attncourse.exercises.engine import Status, mistake_named
+from attncourse.instructor.report import printable
 
 # --------------------------------------------------------------------------------------
 # The input: what each learner got on each exercise.
 # --------------------------------------------------------------------------------------
-
-
-class Outcome(Enum):
-    PASSED = "passed"
-    MISTAKE = "a named mistake"  # wrong in a way the exercise knows and names
-    NOT_ATTEMPTED = "not attempted"  # the stub was left as it was
-    FAILED = "failed"  # wrong in another way, or could not be graded
 
 
 @dataclass(frozen=True)
@@ -45,9 +37,9 @@ class Mark:
     """One learner on one exercise."""
 
     exercise: str  # the exercise id, e.g. "scaled_scores"
-    outcome: Outcome
-    mistake: str = ""  # with MISTAKE: its name, e.g. "divide_by_dk"
-    said: str = ""  # with MISTAKE: what it tells the learner ("you divided by d_k, …")
+    outcome: Status  # what the engine's check found
+    mistake: str = ""  # with NAMED_MISTAKE: its name, e.g. "divide_by_dk"
+    said: str = ""  # with NAMED_MISTAKE: what it tells the learner ("you divided by d_k, …")
     message: str = ""  # the grader's whole feedback
 
 
@@ -86,7 +78,7 @@ class MistakeCount:
     """How many learners made one mistake (or, with an empty ``mistake``, ended in another
     outcome) on one exercise."""
 
-    outcome: Outcome
+    outcome: Status
     mistake: str
     said: str
     count: int
@@ -101,7 +93,7 @@ def pass_rates(results):
     rates = []
     for exercise in results.exercises:
         marks = _marks_of(results, exercise)
-        rates.append(PassRate(exercise, sum(m.outcome is Outcome.PASSED for m in marks),
+        rates.append(PassRate(exercise, sum(m.outcome is Status.PASSED for m in marks),
                               len(marks)))
     return rates
 
@@ -110,10 +102,10 @@ def what_went_wrong(results, exercise):
     """The failures on ``exercise``: each named mistake with its count, most common first
     (ties by name), then how many did not attempt it and how many failed otherwise."""
     marks = _marks_of(results, exercise)
-    named = Counter((m.mistake, m.said) for m in marks if m.outcome is Outcome.MISTAKE)
-    counts = [MistakeCount(Outcome.MISTAKE, name, said, n)
+    named = Counter((m.mistake, m.said) for m in marks if m.outcome is Status.NAMED_MISTAKE)
+    counts = [MistakeCount(Status.NAMED_MISTAKE, name, said, n)
               for (name, said), n in sorted(named.items(), key=lambda item: (-item[1], item[0]))]
-    for outcome in (Outcome.NOT_ATTEMPTED, Outcome.FAILED):
+    for outcome in (Status.NOT_ATTEMPTED, Status.FAILED):
         n = sum(m.outcome is outcome for m in marks)
         if n:
             counts.append(MistakeCount(outcome, "", "", n))
@@ -206,11 +198,11 @@ code { background: #f3f3f3; padding: 0 0.2em; border-radius: 3px; }
 POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 #: how the failures no mistake names are listed under an exercise
-_OTHER = {Outcome.NOT_ATTEMPTED: "not attempted: the stub as it was handed out",
-          Outcome.FAILED: "other failures: no known mistake explains them (see the table below)"}
+_OTHER = {Status.NOT_ATTEMPTED: "not attempted: the stub as it was handed out",
+          Status.FAILED: "other failures: no known mistake explains them (see the table below)"}
 
-_CELL = {Outcome.PASSED: ("passed", "✓"), Outcome.MISTAKE: ("mistake", "✗"),
-         Outcome.FAILED: ("failed", "✗"), Outcome.NOT_ATTEMPTED: ("not-attempted", "–")}
+_CELL = {Status.PASSED: ("passed", "✓"), Status.NAMED_MISTAKE: ("mistake", "✗"),
+         Status.FAILED: ("failed", "✗"), Status.NOT_ATTEMPTED: ("not-attempted", "–")}
 
 
 def _mistakes_section(results, rates):
@@ -225,9 +217,9 @@ def _mistakes_section(results, rates):
         rows = []
         for c in counts:
             what = (f'{_inline(first_sentence(c.said))} <span class="name">{_e(c.mistake)}</span>'
-                    if c.outcome is Outcome.MISTAKE else
+                    if c.outcome is Status.NAMED_MISTAKE else
                     f'<span class="other">{_e(_OTHER[c.outcome])}</span>')
-            colour = ORANGE if c.outcome is Outcome.MISTAKE else GREY
+            colour = ORANGE if c.outcome is Status.NAMED_MISTAKE else GREY
             rows.append(f'<tr class="mistake-row"><td class="count-text">{c.count} of '
                         f'{rate.graded}</td><td>{count_bar(c.count, rate.graded, colour)}</td>'
                         f'<td>{what}</td></tr>')
@@ -249,7 +241,7 @@ def _learners_section(results):
             css, sign = _CELL[mark.outcome]
             cells.append(f'<td class="{css}" title="{_e(mark.message)}">{sign} '
                          f'{_e(mark.mistake)}</td>')
-        passed = sum(m.outcome is Outcome.PASSED for m in learner.marks)
+        passed = sum(m.outcome is Status.PASSED for m in learner.marks)
         notes = "<br>".join(_e(n) for n in learner.notes)
         rows.append(f"<tr><th>{_e(learner.name)}</th>{''.join(cells)}"
                     f'<td class="points">{passed} / {len(learner.marks)}</td><td>{notes}</td></tr>')
@@ -300,32 +292,18 @@ def write_report(results, path):
 # From the grader's results.
 # --------------------------------------------------------------------------------------
 
-#: how the exercise engine introduces the mistake it recognised, and a stub left as it was
-LIKELY = "Likely mistake — "
-NOT_IMPLEMENTED = "not implemented yet"
-
-
-def named_mistake(exercise, message):
-    """The mistake of ``exercise`` (or a common one) that ``message`` names, or ``None``."""
-    _, found, said = message.partition(LIKELY)
-    said = said.split("…")[0]  # a long message is cut short
-    if not found or not said:
-        return None
-    known = [*(exercise.mistakes if exercise else []), *COMMON_MISTAKES]
-    return next((m for m in known if said.startswith(clean(m.message)) or
-                 clean(m.message).startswith(said)), None)
-
-
 def mark_of(row, exercise):
-    """The :class:`Mark` for one CSV row (:class:`~.report.Row`) of ``exercise``."""
+    """The :class:`Mark` for one graded row (:class:`~.report.Row`) of ``exercise``: the
+    verdict the engine gave, carried as data (its status and the mistake's name)."""
     if row.passed:
-        return Mark(row.exercise, Outcome.PASSED, message=row.message)
-    if row.message.startswith(NOT_IMPLEMENTED):
-        return Mark(row.exercise, Outcome.NOT_ATTEMPTED, message=row.message)
-    mistake = named_mistake(exercise, row.message)
-    if mistake:
-        return Mark(row.exercise, Outcome.MISTAKE, mistake.name, mistake.message, row.message)
-    return Mark(row.exercise, Outcome.FAILED, message=row.message)
+        return Mark(row.exercise, Status.PASSED, message=row.message)
+    if row.status is Status.NOT_ATTEMPTED:
+        return Mark(row.exercise, Status.NOT_ATTEMPTED, message=row.message)
+    mistake = mistake_named(exercise, row.mistake) if row.mistake else None
+    if row.status is Status.NAMED_MISTAKE and mistake:
+        return Mark(row.exercise, Status.NAMED_MISTAKE, mistake.name, mistake.message,
+                    row.message)
+    return Mark(row.exercise, Status.FAILED, message=row.message)
 
 
 def learner_names(submissions):
@@ -339,11 +317,11 @@ def learner_names(submissions):
 
 def from_graded(graded):
     """The :class:`ClassResults` of a :class:`~.grade.Graded` class."""
-    catalogue = {e.id: e for e in all_exercises()}
+    catalogue = {e.id: e for e in exercises_for(graded.notebook)} if graded.notebook else {}
     names = learner_names([rep.rows[0].submission if rep.rows else "?"
                            for rep in graded.reports])
     learners = tuple(
         Learner(name, tuple(mark_of(row, catalogue.get(row.exercise)) for row in rep.rows
                             if row.exercise in graded.exercises), tuple(rep.notes))
         for name, rep in zip(names, graded.reports))
-    return ClassResults(graded.notebook or "", tuple(graded.exercises), learners)
+    return ClassResults(graded.notebook.stem if graded.notebook else "", tuple(graded.exercises), learners)

@@ -14,7 +14,8 @@ The pipeline, one module per step:
 This module decides what is graded. A run grades one course notebook — the one ``notebook``
 names, or else the one most submissions hold exercise cells of — and in each submission only
 that notebook's exercises: a cell marked with another id is ignored and listed in that
-submission's messages. The exercises come from the catalogue the package lists, loaded once.
+submission's messages. The exercises come from the course's catalogue, which loads only
+the notebooks the submissions' exercise ids name.
 Whatever happens while grading one submission becomes that submission's rows; every
 submission gets its rows.
 """
@@ -28,11 +29,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from attncourse.course import NOTEBOOKS, Notebook, find
 from attncourse.errors import CourseError, expect
-from attncourse.exercises import all_exercises
+from attncourse.exercises.catalogue import exercises_for, get
 from attncourse.instructor.course_files import exercise_cells, read_notebook
 from attncourse.instructor.evaluate import CaseSet, Evaluator, write_case_sets
-from attncourse.instructor.judge import Verdict
+from attncourse.instructor.judge import failure
 from attncourse.instructor.kernel import Kernel
 from attncourse.instructor.replay import Replay
 from attncourse.instructor.report import Report, Row, clean
@@ -40,8 +42,8 @@ from attncourse.instructor.sandbox import Isolation, Limits, launch, require, te
 
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
-_MISSING = Verdict(False, "no exercise cell for this exercise (deleted, or its `attncourse` "
-                          "metadata removed).")
+_MISSING = failure("no exercise cell for this exercise (deleted, or its `attncourse` "
+                   "metadata removed).")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class Graded:
     """A graded class: which notebook, its exercises, how the kernels were isolated, and
     one :class:`~.report.Report` per submission, in the order given."""
 
-    notebook: Optional[str]  # e.g. "03_masking"; None when the submissions did not say
+    notebook: Optional[Notebook]  # None when the submissions did not say
     exercises: tuple
     isolation: Isolation
     reports: list
@@ -60,24 +62,27 @@ class Graded:
 # --------------------------------------------------------------------------------------
 
 
-def _notebook_of(ids, catalogue):
+def _notebook_of(ids):
     """The course notebook most of ``ids`` belong to; ``None`` if none is known or two tie."""
-    counts = Counter(catalogue[i].notebook for i in ids if i in catalogue).most_common(2)
+    known = [exercise.notebook for exercise in map(get, ids) if exercise is not None]
+    counts = Counter(known).most_common(2)
     if counts and (len(counts) == 1 or counts[0][1] > counts[1][1]):
         return counts[0][0]
     return None
 
 
-def choose_notebook(catalogue, found, notebook=None):
+def choose_notebook(found, notebook=None):
     """The course notebook a run grades: the one ``notebook`` ("03") names, else the one most
-    submissions (``found``: each one's exercise ids) belong to; ``None`` if that is unclear."""
-    names = sorted({e.notebook for e in catalogue.values()})
+    submissions (``found``: each one's exercise ids) belong to; ``None`` if that is unclear.
+    Only the notebooks the ids name are loaded."""
     if notebook:
-        matches = [n for n in names if n.startswith(str(notebook))]
-        expect(len(matches) == 1, f"--notebook {notebook}: name one of the course's notebooks "
-                                  f"with exercises ({', '.join(n[:2] for n in names)}).")
-        return matches[0]
-    votes = Counter(filter(None, (_notebook_of(ids, catalogue) for ids in found)))
+        chosen = find(notebook)
+        with_exercises = [n for n in NOTEBOOKS if exercises_for(n)] if chosen is None else []
+        expect(chosen is not None and exercises_for(chosen),
+               f"--notebook {notebook}: name one of the course's notebooks with exercises "
+               f"({', '.join(n.number for n in with_exercises or NOTEBOOKS)}).")
+        return chosen
+    votes = Counter(filter(None, (_notebook_of(ids) for ids in found)))
     top = votes.most_common(2)
     return top[0][0] if top and (len(top) == 1 or top[0][1] > top[1][1]) else None
 
@@ -91,12 +96,18 @@ def _defining_cell(nb, function_name):
     return found[-1] if found else None
 
 
-def _ignored(ids, catalogue, notebook):
+def _ignored(ids, notebook):
     """The sentence listing cells marked with ids that are not ``notebook``'s exercises."""
-    shown = [f"{str(i)[:40]!r} ({catalogue[i].notebook if i in catalogue else 'unknown'})"
-             for i in ids[:5]] + ([f"{len(ids) - 5} more"] if len(ids) > 5 else [])
-    return (f"ignored: cells marked as exercise {', '.join(shown)}; only {notebook}'s "
+    shown = [f"{str(i)[:40]!r} ({_stem_of(i)})" for i in ids[:5]] + (
+        [f"{len(ids) - 5} more"] if len(ids) > 5 else [])
+    return (f"ignored: cells marked as exercise {', '.join(shown)}; only {notebook.stem}'s "
             f"exercises count.")
+
+
+def _stem_of(exercise_id):
+    """The stem of the notebook an exercise id belongs to, or ``"unknown"``."""
+    exercise = get(exercise_id) if isinstance(exercise_id, str) else None
+    return exercise.notebook.stem if exercise else "unknown"
 
 
 def _parse(path):
@@ -123,7 +134,7 @@ def _parse(path):
 class _Run:
     """What every submission of one run shares."""
 
-    notebook: str
+    notebook: Notebook
     exercises: dict  # id -> Exercise, the notebook's, in course order
     case_sets: dict  # id -> CaseSet
     isolation: Isolation
@@ -143,7 +154,7 @@ def _kernels(run, folder, exchange):
     return start
 
 
-def _grade_one(path, nb, run, catalogue):
+def _grade_one(path, nb, run):
     cells, notes = exercise_cells(nb), []
     ignored = [i for i in cells if i not in run.exercises]
     cells = {i: index for i, index in cells.items() if i in run.exercises}
@@ -165,8 +176,9 @@ def _grade_one(path, nb, run, catalogue):
                             _kernels(run, folder, exchange), run.limits)
             verdicts = replay.run()
             notes += replay.notes
-    suffix = " " + _ignored(ignored, catalogue, run.notebook) if ignored else ""
-    rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix)
+    suffix = " " + _ignored(ignored, run.notebook) if ignored else ""
+    rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix, verdict.status,
+                verdict.mistake)
             for i in run.exercises for verdict in [verdicts.get(i, _MISSING)]]
     return Report(rows, [clean(n) for n in notes] + ([suffix.strip()] if ignored else []))
 
@@ -186,11 +198,10 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
     limits = limits or Limits()
     isolation = Isolation.BUBBLEWRAP if sandbox else Isolation.NONE
     require(isolation)
-    catalogue = {e.id: e for e in all_exercises()}
     parsed = [_parse(p) for p in submissions]
-    chosen = choose_notebook(catalogue, [list(exercise_cells(nb)) if nb else []
-                                         for nb, _ in parsed], notebook)
-    exercises = {i: e for i, e in catalogue.items() if e.notebook == chosen}
+    chosen = choose_notebook([list(exercise_cells(nb)) if nb else [] for nb, _ in parsed],
+                             notebook)
+    exercises = {e.id: e for e in exercises_for(chosen)} if chosen else {}
     case_sets = {i: CaseSet(e.cases(), e.behaviour.make_cases() if e.behaviour else [])
                  for i, e in exercises.items()}
     undecided = ("the submissions do not show which course notebook they are (no exercise "
@@ -207,7 +218,7 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
             try:
                 report = (_not_graded(path, [], undecided) if chosen is None else
                           _not_graded(path, list(exercises), problem) if nb is None else
-                          _grade_one(path, nb, run, catalogue))
+                          _grade_one(path, nb, run))
             except Exception as exc:  # a bug, or something no one foresaw: this row only
                 report = _not_graded(path, list(exercises), f"the grader met an unexpected "
                                                             f"error ({type(exc).__name__})")

@@ -3,29 +3,43 @@ by the engine's :func:`~attncourse.exercises.engine.judge` and the exercise's be
 nothing that ran in the learner's kernel has a say."""
 
 from dataclasses import dataclass
+from typing import Optional
 
-from attncourse.exercises import judge as compare
+from attncourse.exercises.engine import Status, judge_behaviour
+from attncourse.exercises.engine import judge as check_outcomes
 
 
 @dataclass(frozen=True)
 class Verdict:
-    passed: bool
+    """One exercise of one submission, as the CSV and the class report need it: what the
+    check found (its :class:`~attncourse.exercises.engine.Status` and the mistake's name),
+    and the sentences for the learner."""
+
+    status: Status
     message: str
+    mistake: Optional[str] = None
+
+    @property
+    def passed(self):
+        return self.status is Status.PASSED
 
 
-def judge(exercise, case_set, results):
+def failure(message):
+    """A :class:`Verdict` that failed for a reason no mistake names."""
+    return Verdict(Status.FAILED, message)
+
+
+def judge_results(exercise, case_set, results):
     """The :class:`Verdict` on ``results`` (:class:`~.transport.Results`)."""
     try:
-        checked = compare(exercise, case_set.cases, results.outcomes)
+        checked = check_outcomes(exercise, case_set.cases, results.outcomes)
     except Exception as exc:  # values of an unexpected kind: a failure, not a crash
-        return Verdict(False, f"your function returned values the grader cannot compare "
-                              f"({type(exc).__name__}).")
-    if checked.passed and exercise.behaviour is not None:
-        try:
-            problem = exercise.behaviour.judge(results.behaviour)
-        except Exception as exc:
-            problem = (f"the behaviour test cannot judge what your function returned "
+        return failure(f"your function returned values the grader cannot compare "
                        f"({type(exc).__name__}).")
-        if problem:
-            return Verdict(False, problem)
-    return Verdict(checked.passed, checked.message)
+    if checked.passed:
+        try:
+            checked = judge_behaviour(exercise, results.behaviour) or checked
+        except Exception as exc:
+            return failure(f"the behaviour test cannot judge what your function returned "
+                           f"({type(exc).__name__}).")
+    return Verdict(checked.status, checked.message, checked.mistake)

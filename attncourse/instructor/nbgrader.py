@@ -38,14 +38,12 @@ def _meta(grade_id, solution=False, grade=False, locked=False, points=None):
     return meta
 
 
-def solution_source(exercise):
+def solution_cell(exercise):
     """The exercise cell's source with the solution between nbgrader's markers."""
     parts = solution(exercise)
-    if not parts.header:  # a class: the whole cell is the solution
-        return f"{BEGIN}\n{parts.source.rstrip()}\n{END}"
-    body = parts.body.rstrip("\n")
+    body = parts.body.strip("\n")
     indent = body[:len(body) - len(body.lstrip())]
-    return f"{parts.prelude}{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"
+    return f"{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"
 
 
 SETUP_SOURCE = f"""\
@@ -73,7 +71,7 @@ def nbgrader_notebook(nb):
         expect(exercise is not None, f"cell {index + 1} is marked as exercise {exercise_id!r}, "
                                      f"which the course does not know.")
         cell = nb.cells[index]
-        cell.source = solution_source(exercise)
+        cell.source = solution_cell(exercise)
         cell.outputs, cell.execution_count = [], None
         cell.metadata["nbgrader"] = _meta(f"{exercise_id}-solution", solution=True)
         after = check_cell_after(nb, index)

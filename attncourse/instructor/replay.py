@@ -10,7 +10,7 @@ A function that fails where its cell stands is called once more at the end of th
 import time
 
 from attncourse.instructor.evaluate import Stopped
-from attncourse.instructor.judge import Verdict, judge
+from attncourse.instructor.judge import failure, judge_results
 from attncourse.instructor.kernel import KernelStartError, Status
 from attncourse.instructor.transport import CallMode, TransportError
 
@@ -66,7 +66,7 @@ class Replay:
             self._stop_kernel()
         for exercise_id, index in self.cells.items():
             self.verdicts.setdefault(exercise_id,
-                                     Verdict(False, self.trouble.get(index, unreached)))
+                                     failure(self.trouble.get(index, unreached)))
         return self.verdicts
 
     def _replay(self):
@@ -110,13 +110,13 @@ class Replay:
             verdict = self._evaluate(exercise, mode)
         except Stopped as stop:
             what = _STOPPED[stop.status]
-            self.verdicts[exercise_id] = Verdict(
-                False, f"calling your `{exercise.function_name}` on the grader's cases {what}.")
+            self.verdicts[exercise_id] = failure(
+                f"calling your `{exercise.function_name}` on the grader's cases {what}.")
             self.final.add(exercise_id)
             self.notes.append(f"{exercise_id}: the function {what}")
             return False
         if mode is CallMode.NOW:
-            self.verdicts[exercise_id] = verdict or Verdict(False, (
+            self.verdicts[exercise_id] = verdict or failure((
                 f"the exercise cell raised {reply.error}, so `{exercise.function_name}` was "
                 f"never defined." if reply.status is Status.ERROR else
                 f"the exercise cell does not define `{exercise.function_name}`."))
@@ -143,7 +143,7 @@ class Replay:
             results = self.evaluator.call(self.kernel, exercise, mode,
                                           self.time_left(self.limits.cell_timeout))
         except TransportError as exc:
-            return Verdict(False, f"the grader could not read what your function returned: "
+            return failure(f"the grader could not read what your function returned: "
                                   f"{exc}.")
-        return None if results is None else judge(exercise, self.evaluator.case_sets[
+        return None if results is None else judge_results(exercise, self.evaluator.case_sets[
             exercise.id], results)

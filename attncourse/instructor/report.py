@@ -14,7 +14,9 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Optional
 
+from attncourse.exercises.engine import Status
 from attncourse.instructor.sandbox import Isolation
 
 COLUMNS = ("submission", "exercise", "passed", "points", "message")
@@ -23,10 +25,16 @@ MAX_MESSAGE = 600  # characters; a message longer than this ends in "…"
 
 @dataclass(frozen=True)
 class Row:
+    """One submission on one exercise. The CSV holds the first four; ``status`` and
+    ``mistake`` (the recognised mistake's name) are the verdict as data, for the class
+    report."""
+
     submission: str
     exercise: str
     passed: bool
     message: str
+    status: Optional[Status] = None
+    mistake: Optional[str] = None
 
     @property
     def points(self):
@@ -90,7 +98,7 @@ def summary(graded):
     exercises, reports = list(graded.exercises), graded.reports
     kernels = ("each kernel sandboxed with bubblewrap" if graded.isolation is Isolation.BUBBLEWRAP
                else "kernels NOT sandboxed (--no-sandbox)")
-    what = (f"notebook {graded.notebook}: {', '.join(exercises)}" if graded.notebook else
+    what = (f"notebook {graded.notebook.stem}: {', '.join(exercises)}" if graded.notebook else
             "notebook: none decided (see the messages)")
     names = [printable(rep.rows[0].submission) if rep.rows else "?" for rep in reports]
     width = max([len("submission")] + [len(n) for n in names])

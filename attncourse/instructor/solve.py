@@ -1,23 +1,20 @@
-"""Solved notebooks: every exercise cell filled with the package's reference implementation.
+"""Solved notebooks: every exercise cell filled with that exercise's solution.
 
-The solution is the reference's own source (principle: one source of truth), made to run on
-its own in a notebook: the module-level names it uses (``math``, ``masked_score``, …) are
-imported inside the function body, so the solved cell binds exactly the one name a learner's
-cell would, and a learner name that differs from the reference's gets the def renamed.
+The solution is the one text ``solution(id)`` shows (:func:`attncourse.exercises.learner.
+solution_source`): the learner's function with the notebook's own stub signature and
+docstring, self-contained, so the solved cell binds exactly the one name a learner's cell
+would. The nbgrader export splits the same text into the stub's header and the body it hides.
 """
 
 import ast
-import builtins
-import inspect
 import os
-import sys
 import tempfile
-import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
 from attncourse.errors import expect
 from attncourse.exercises import get
+from attncourse.exercises.learner import solution_source
 from attncourse.instructor.course_files import (
     bring_pictures,
     check_cell_after,
@@ -27,101 +24,30 @@ from attncourse.instructor.course_files import (
 )
 
 
-@dataclass
+@dataclass(frozen=True)
 class Solution:
-    """A reference as notebook code: ``prelude`` (cell-level imports, for names a ``def`` line
-    needs), ``header`` (decorators, signature, docstring) and ``body`` (imports, then code).
-    A class reference has no header: all of it is ``body``."""
+    """An exercise's solution as notebook code: ``header`` (decorators, the stub's signature
+    and docstring — what the released stub keeps) and ``body`` (what the learner writes)."""
 
-    prelude: str
     header: str
     body: str
 
     @property
     def source(self):
-        return self.prelude + self.header + self.body
-
-
-def _import_lines(names, namespace, home):
-    """``import math`` / ``from attncourse.masks import masked_score`` lines that bind
-    ``names`` as they are bound in the module ``home`` (whose globals are ``namespace``)."""
-    plain, grouped = [], {}
-    for name in sorted(names):
-        value = namespace[name]
-        if inspect.ismodule(value):
-            parent, _, leaf = value.__name__.rpartition(".")
-            plain.append(f"import {name}" if value.__name__ == name else
-                         f"from {parent} import {leaf}" if leaf == name else
-                         f"import {value.__name__} as {name}")
-            continue
-        module = getattr(value, "__module__", None)
-        source = (module if module in sys.modules and
-                  getattr(sys.modules[module], name, None) is value else home)
-        grouped.setdefault(source, []).append(name)
-    return plain + [f"from {m} import {', '.join(ns)}" for m, ns in sorted(grouped.items())]
-
-
-def _global_names(nodes, namespace, exclude=()):
-    """Names read in ``nodes`` that are globals of the reference's module (not builtins)."""
-    names = {n.id for node in nodes for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return {n for n in names - set(exclude)
-            if n in namespace and namespace[n] is not getattr(builtins, n, object())}
-
-
-def _code_names(code):
-    """Global (and attribute) names of a code object and the functions nested in it."""
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if inspect.iscode(const):
-            names |= _code_names(const)
-    return names
+        return self.header + self.body
 
 
 def solution(exercise):
-    """The reference of ``exercise`` as a self-contained :class:`Solution`."""
-    reference = exercise.reference
-    expect(inspect.isfunction(reference) or inspect.isclass(reference),
-           f"the reference of {exercise.id!r} is neither a function nor a class.")
-    namespace = vars(sys.modules[reference.__module__])
-    lines = textwrap.dedent(inspect.getsource(reference)).splitlines(keepends=True)
-    node = ast.parse("".join(lines)).body[0]
-
-    if inspect.isclass(reference):
-        imports = _import_lines(_global_names([node], namespace, {node.name}), namespace,
-                                reference.__module__)
-        binding = (f"\n{exercise.function_name} = {node.name}\n"
-                   if exercise.function_name != node.name else "")
-        prelude = "".join(line + "\n" for line in imports) + ("\n" if imports else "")
-        return Solution(prelude, "", "".join(lines) + binding)
-
-    # the def line(s) and docstring stay on top; the rest is the body
-    statements = node.body
-    has_docstring = (isinstance(statements[0], ast.Expr) and
-                     isinstance(statements[0].value, ast.Constant) and
-                     isinstance(statements[0].value.value, str))
-    signature = [*node.decorator_list, *node.args.defaults,
-                 *(d for d in node.args.kw_defaults if d is not None),
-                 *(a.annotation for a in ast.walk(node.args) if isinstance(a, ast.arg)
-                   and a.annotation is not None), *([node.returns] if node.returns else [])]
-    header_end = (statements[0].end_lineno if has_docstring else
-                  max([node.lineno] + [n.end_lineno for n in ast.walk(node.args)
-                                       if hasattr(n, "end_lineno")] +
-                      [node.returns.end_lineno if node.returns else 0]))
-    header = "".join(lines[:header_end])
-    if exercise.function_name != node.name:
-        header = header.replace(f"def {node.name}(", f"def {exercise.function_name}(", 1)
-    body_nodes = statements[1:] if has_docstring else statements
-    code = reference.__code__
-    local = set(code.co_varnames) | set(code.co_cellvars)
-    in_signature = _global_names(signature, namespace)
-    in_body = (_global_names(body_nodes, namespace, local) & _code_names(code)) - in_signature
-    indent = " " * body_nodes[0].col_offset if body_nodes else "    "
-    body_imports = "".join(f"{indent}{line}\n"
-                           for line in _import_lines(in_body, namespace, reference.__module__))
-    prelude_lines = _import_lines(in_signature, namespace, reference.__module__)
-    prelude = "".join(line + "\n" for line in prelude_lines) + ("\n" if prelude_lines else "")
-    rest = "".join(lines[header_end:]).lstrip("\n")
-    return Solution(prelude, header, body_imports + ("\n" if body_imports else "") + rest)
+    """The solution of ``exercise`` as a :class:`Solution`."""
+    expect(exercise.solution is not None, f"exercise {exercise.id!r} declares no solution.")
+    source = solution_source(exercise)
+    lines = source.splitlines(keepends=True)
+    node = ast.parse(source).body[0]
+    first = node.body[0]
+    has_docstring = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and
+                     isinstance(first.value.value, str))
+    header_end = first.end_lineno if has_docstring else first.lineno - 1
+    return Solution("".join(lines[:header_end]), "".join(lines[header_end:]))
 
 
 def solved_notebook(nb):
@@ -133,8 +59,7 @@ def solved_notebook(nb):
         expect(exercise is not None, f"cell {index + 1} is marked as exercise {exercise_id!r}, "
                                      f"which the course does not know.")
         cell = nb.cells[index]
-        cell.source = (f"# Reference solution: {exercise.reference.__module__}."
-                       f"{exercise.reference.__qualname__} (filled in by `attncourse solve`)\n"
+        cell.source = (f"# The solution to {exercise.id!r} (filled in by `attncourse solve`)\n"
                        + solution(exercise).source.rstrip("\n"))
         for i in (index, check_cell_after(nb, index)):
             if i is not None:

@@ -1,11 +1,14 @@
 """Quiz for notebook 00: how the course works."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
+
+NOTEBOOK = find("00")
 
 QUESTIONS = [
     Question(
         id="w00-row-sum",
-        notebook="00_welcome",
+        notebook=NOTEBOOK,
         prompt="After a softmax over the last dimension, what does each row of weights add up to?",
         kind="numeric",
         tol=0.01,
@@ -17,7 +20,7 @@ QUESTIONS = [
     ),
     Question(
         id="w00-unsolved",
-        notebook="00_welcome",
+        notebook=NOTEBOOK,
         prompt="You skip an exercise and leave its stub unsolved. What happens to the cells "
                "after it?",
         kind="choice",

@@ -1,13 +1,14 @@
 """Quiz for notebook 01: queries, keys and values."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "01_queries_keys_values"
+NOTEBOOK = find("01")
 
 QUESTIONS = [
     Question(
         id="q01-role",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Which of a token's three vectors describes what that token is looking for?",
         kind="choice",
         options=("its query", "its key", "its value", "its embedding"),
@@ -18,7 +19,7 @@ QUESTIONS = [
     ),
     Question(
         id="q01-q-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="X is (13, 8) — 13 tokens, d_model = 8 — and W_Q is (8, 4). What is the "
                "shape of Q = X W_Q?",
         kind="shape",
@@ -28,7 +29,7 @@ QUESTIONS = [
     ),
     Question(
         id="q01-score-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="The queries come from a 5-token sentence and the keys from a 7-token "
                "sentence (both with d_k = 16). What is the shape of Q Kᵀ?",
         kind="shape",
@@ -41,7 +42,7 @@ QUESTIONS = [
     ),
     Question(
         id="q01-asymmetric",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="X Xᵀ is symmetric, but Q Kᵀ usually is not. Why?",
         kind="choice",
         options=("Because W_Q and W_K are different matrices, so q_i·k_j ≠ q_j·k_i in general.",
@@ -53,7 +54,7 @@ QUESTIONS = [
     ),
     Question(
         id="q01-param-count",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="With d_model = 8 and d_k = d_v = 4 (no biases), how many numbers do W_Q, W_K "
                "and W_V hold together?",
         kind="numeric",

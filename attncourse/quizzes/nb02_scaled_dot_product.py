@@ -1,13 +1,14 @@
 """Quiz for notebook 02: scaled dot-product attention."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "02_scaled_dot_product"
+NOTEBOOK = find("02")
 
 QUESTIONS = [
     Question(
         id="q02-scale",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="With d_k = 64, by what number are the scores Q Kᵀ divided?",
         kind="numeric",
         tol=0.01,
@@ -19,7 +20,7 @@ QUESTIONS = [
     ),
     Question(
         id="q02-variance",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="q and k have d_k independent entries with mean 0 and variance 1. What is the "
                "variance of q·k when d_k = 256?",
         kind="numeric",
@@ -31,7 +32,7 @@ QUESTIONS = [
     ),
     Question(
         id="q02-weights-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Q is (2, 4, 6, 8) and K is (2, 4, 7, 8) — batch 2, 4 heads, d_k 8. What is "
                "the shape of the attention weights?",
         kind="shape",
@@ -44,7 +45,7 @@ QUESTIONS = [
     ),
     Question(
         id="q02-saturation",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="What goes wrong if the scores are much too large (e.g. unscaled with d_k = 512)?",
         kind="multi",
         options=("The softmax puts almost all the weight on one key.",
@@ -57,7 +58,7 @@ QUESTIONS = [
     ),
     Question(
         id="q02-softmax-dim",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="The scores are (q_len, k_len). Along which dimension does the softmax run?",
         kind="choice",
         options=("dim = -1, over the keys: each query's weights sum to 1",

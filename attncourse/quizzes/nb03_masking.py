@@ -1,13 +1,14 @@
 """Quiz for notebook 03: masking."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "03_masking"
+NOTEBOOK = find("03")
 
 QUESTIONS = [
     Question(
         id="q03-causal-count",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="In a causal mask for a sequence of 5 tokens, how many entries are True?",
         kind="numeric",
         tol=0.5,
@@ -19,7 +20,7 @@ QUESTIONS = [
     ),
     Question(
         id="q03-padding-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="tokens is (4, 9): 4 sentences padded to 9 tokens. What shape does "
                "padding_mask(tokens, pad_id) have, so that it broadcasts against scores "
                "(4, 9, 9)?",
@@ -34,7 +35,7 @@ QUESTIONS = [
     ),
     Question(
         id="q03-before-softmax",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Why are masked scores filled with a large negative number before the softmax "
                "rather than setting the weights to 0 after it?",
         kind="choice",
@@ -47,7 +48,7 @@ QUESTIONS = [
     ),
     Question(
         id="q03-inf",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Every key in a row is masked with -inf. What does the softmax return for that row?",
         kind="choice",
         options=("NaN", "all zeros", "equal weights", "an error"),
@@ -58,7 +59,7 @@ QUESTIONS = [
     ),
     Question(
         id="q03-mha",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="You pass the course's causal_mask (True = may attend) straight to "
                "nn.MultiheadAttention as attn_mask. What happens?",
         kind="choice",

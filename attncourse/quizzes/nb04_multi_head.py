@@ -1,13 +1,14 @@
 """Quiz for notebook 04: multi-head attention."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "04_multi_head"
+NOTEBOOK = find("04")
 
 QUESTIONS = [
     Question(
         id="q04-d-k",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="d_model = 256 is split into h = 8 heads. How many features does each head's "
                "query (d_k) have?",
         kind="numeric",
@@ -21,7 +22,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-split-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="x is (4, 10, 256): batch 4, seq 10, d_model 256. What shape does "
                "split_heads(x, 8) return?",
         kind="shape",
@@ -34,7 +35,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-params-vs-heads",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="MultiHeadAttention(512, h): how does its number of parameters change when h "
                "goes from 1 to 8?",
         kind="choice",
@@ -50,7 +51,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-param-count",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="How many parameters has MultiHeadAttention(256, 8) with biases "
                "(W_Q, W_K, W_V, W_O and their biases)?",
         kind="numeric",
@@ -65,7 +66,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-concat",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="What does Concat(head_1, …, head_h) do with the heads' outputs?",
         kind="choice",
         options=("For every position it puts the h outputs of d_k features side by side, "
@@ -84,7 +85,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-w-o",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Which statements about W_O are true?",
         kind="multi",
         options=("It lets every output feature combine results from all the heads.",
@@ -98,7 +99,7 @@ QUESTIONS = [
     ),
     Question(
         id="q04-mask-convention",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="You pass causal_mask(5) (True = may attend) unchanged as attn_mask to "
                "torch.nn.MultiheadAttention. What happens?",
         kind="choice",

@@ -1,11 +1,14 @@
 """Quiz for notebook 05: the decoder layer and the encoder–decoder."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
+
+NOTEBOOK = find("05")
 
 QUESTIONS = [
     Question(
         id="q05-cross-qkv",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="In the decoder's cross-attention, where do the queries come from, and where "
                "do the keys and values come from?",
         kind="choice",
@@ -24,7 +27,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-which-mask",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="Which mask does the decoder's cross-attention (the second sublayer) use?",
         kind="choice",
         options=("the target mask: padding and causal",
@@ -42,7 +45,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-cross-shape",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="A batch of 2 German sentences padded to 6 tokens is translated; the decoder "
                "has read 4 English tokens so far and has 8 heads. What is the shape of the "
                "cross-attention weights?",
@@ -56,7 +59,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-nudge",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="In a decoder with a causal mask you nudge target token 3 (of positions 0–5). "
                "Which output positions can change?",
         kind="choice",
@@ -71,7 +74,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-sublayers",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="How many sublayer connections (layer norm + residual) does one decoder layer "
                "have?",
         kind="numeric",
@@ -83,7 +86,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-norm-first",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="Our SublayerConnection computes x + dropout(sublayer(norm(x))). How must "
                "torch.nn.TransformerDecoderLayer be built to compute the same function?",
         kind="choice",
@@ -98,7 +101,7 @@ QUESTIONS = [
     ),
     Question(
         id="q05-positions",
-        notebook="05_decoder_layer",
+        notebook=NOTEBOOK,
         prompt="Without positional encodings, you reverse the order of the words fed to an "
                "encoder layer (no mask). What happens to its outputs?",
         kind="choice",

@@ -1,13 +1,14 @@
 """Quiz for notebook 06: the Vision Transformer."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "06_vision_transformer"
+NOTEBOOK = find("06")
 
 QUESTIONS = [
     Question(
         id="q06-num-tokens",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="A 32×32 colour image is cut into 4×4 patches and a class token is added. How "
                "many tokens does the encoder read?",
         kind="numeric",
@@ -23,7 +24,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-patchify-shape",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="images is (2, 3, 32, 32): two colour images. What shape does "
                "patchify(images, 4) return?",
         kind="shape",
@@ -36,7 +37,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-embed-params",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="The digits are 8×8 grey images cut into 2×2 patches; PatchEmbedding maps each "
                "patch to d_model = 48. How many parameters does it have (weights and bias)?",
         kind="numeric",
@@ -50,7 +51,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-head-size",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="In the course's ViT, 4 heads share a 48-dimensional embedding. How "
                "many numbers does each head's query have?",
         kind="numeric",
@@ -63,7 +64,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-class-token",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="What is the class token for?",
         kind="choice",
         options=("It tells the model which class the image belongs to during training.",
@@ -84,7 +85,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-shuffle",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="A ViT without position embeddings is shown an image, then the same image with "
                "its patch tokens shuffled. What happens to its prediction?",
         kind="choice",
@@ -101,7 +102,7 @@ QUESTIONS = [
     ),
     Question(
         id="q06-conv",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Which nn.Conv2d computes the same thing as PatchEmbedding with p×p patches "
                "(after flattening the output grid into tokens)?",
         kind="choice",

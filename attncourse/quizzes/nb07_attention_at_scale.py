@@ -1,13 +1,14 @@
 """Quiz for notebook 07: attention at scale."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "07_attention_at_scale"
+NOTEBOOK = find("07")
 
 QUESTIONS = [
     Question(
         id="q07-score-mib",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="One sequence of 8192 tokens, one head, float32 (4 bytes a number). How many "
                "MiB (2**20 bytes) does its score matrix Q Kᵀ alone take?",
         kind="numeric",
@@ -21,7 +22,7 @@ QUESTIONS = [
     ),
     Question(
         id="q07-rescale",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Running through the keys block by block, a query's running max is m. The next "
                "block holds a larger score, so the max becomes m' > m. What must happen to "
                "the running sum ℓ and the running output O before this block's terms are "
@@ -43,7 +44,7 @@ QUESTIONS = [
     ),
     Question(
         id="q07-exact",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Is tiled, FlashAttention-style attention an approximation of softmax attention?",
         kind="choice",
         options=("No: it gives the same result up to floating-point rounding; only the order "
@@ -60,7 +61,7 @@ QUESTIONS = [
     ),
     Question(
         id="q07-kv-scores",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="A decoder with a KV cache has 99 tokens cached and now processes the 100th. "
                "How many attention scores does one head of one self-attention layer compute "
                "at this step?",
@@ -79,7 +80,7 @@ QUESTIONS = [
     ),
     Question(
         id="q07-cache-contents",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="What does a decoder's KV cache keep from earlier steps?",
         kind="multi",
         options=("the keys of earlier positions, in every self-attention layer",
@@ -93,7 +94,7 @@ QUESTIONS = [
     ),
     Question(
         id="q07-gqa",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="A model has 32 query heads sharing 8 key/value heads (grouped-query attention). "
                "How many times smaller is its KV cache than with 32 key/value heads?",
         kind="numeric",

@@ -1,12 +1,15 @@
 """Quiz for notebook 08: a GPT — next-token training, bits per character, sampling, weight
 tying, positions and the KV cache."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
+
+NOTEBOOK = find("08")
 
 QUESTIONS = [
     Question(
         id="q08-targets",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="A training window holds the characters h, e, l, l, o (positions 0 to 4). "
                "Against which character is the model's output at position 1 scored?",
         kind="choice",
@@ -23,7 +26,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-bits",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="A character-level model's validation loss is 0.693 nats per character "
                "(PyTorch's cross-entropy uses the natural logarithm). How many bits per "
                "character is that?",
@@ -39,7 +42,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-temperature",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="You sample the next character with temperature 0.5 instead of 1. What "
                "happens to the distribution it is drawn from?",
         kind="choice",
@@ -58,7 +61,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-top-k",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="What does sampling with top_k = 1 do, whatever the temperature?",
         kind="choice",
         options=("the same as greedy decoding: always the most likely token",
@@ -73,7 +76,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-tying",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="GPT-2 has a vocabulary of 50,257 tokens and d_model = 768, and its output "
                "layer is tied to its token embedding. How many parameters does the tying "
                "save?",
@@ -90,7 +93,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-rope-relative",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="With rotary embeddings, a query vector q at position 10 and a key vector k at "
                "position 7 get the score s. For which positions do the same two vectors get "
                "exactly the same score?",
@@ -107,7 +110,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-cache-shape",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="A GPT with 4 heads of d_k = 16 writes 100 characters for a batch of 8 texts "
                "with a KV cache. What is the shape of one layer's cached keys at the end?",
         kind="shape",
@@ -121,7 +124,7 @@ QUESTIONS = [
     ),
     Question(
         id="q08-learned-positions",
-        notebook="08_gpt",
+        notebook=NOTEBOOK,
         prompt="A GPT with *learned* position embeddings was trained with a context of 128 "
                "characters. What happens when it must read position 200?",
         kind="choice",

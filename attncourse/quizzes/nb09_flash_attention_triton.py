@@ -1,13 +1,14 @@
 """Quiz for notebook 09: FlashAttention in Triton."""
 
+from attncourse.course import find
 from attncourse.quiz import Question
 
-NB = "09_flash_attention_triton"
+NOTEBOOK = find("09")
 
 QUESTIONS = [
     Question(
         id="q09-masked-lanes",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="add_kernel is launched on 1000 elements with BLOCK = 256 and grid "
                "(triton.cdiv(1000, 256),). How many lanes of the last program does the mask "
                "switch off?",
@@ -24,7 +25,7 @@ QUESTIONS = [
     ),
     Question(
         id="q09-other",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="The row-softmax kernel loads the lanes past the end of a row with "
                "other=float('-inf'). What would other=0.0 break?",
         kind="choice",
@@ -45,7 +46,7 @@ QUESTIONS = [
     ),
     Question(
         id="q09-grid",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="The fused attention kernel runs one program per block of 128 queries of each "
                "(batch, head): grid = (query blocks, batch × heads). For batch 2, 16 heads and "
                "4,096 tokens, what is the grid?",
@@ -62,7 +63,7 @@ QUESTIONS = [
     ),
     Question(
         id="q09-memory-bound",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="On a GPU the naive formula does the same FLOPs as the fused kernel, yet at long "
                "sequences it is many times slower. Why?",
         kind="choice",
@@ -85,7 +86,7 @@ QUESTIONS = [
     ),
     Question(
         id="q09-causal-tiles",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="Causal attention over 1,024 tokens with 128 × 128 tiles: how many tiles does "
                "the kernel compute, the diagonal ones included?",
         kind="numeric",
@@ -101,7 +102,7 @@ QUESTIONS = [
     ),
     Question(
         id="q09-backward",
-        notebook=NB,
+        notebook=NOTEBOOK,
         prompt="What does FlashAttention's forward pass keep for the backward pass, instead of "
                "the T × T weights?",
         kind="choice",

@@ -1,0 +1,87 @@
+"""What an exercise is, as data: the :class:`Exercise` a notebook's module declares, the
+:class:`Case` inputs it is checked on, the :class:`Mistake` s it can name and the
+:class:`Behaviour` it must show beyond the cases.
+
+Nothing here runs a learner's code or speaks to a learner: :mod:`.engine` compares,
+:mod:`.sentences` holds what is said, :mod:`.learner` is what the notebooks call.
+"""
+
+import copy
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+import torch
+
+from attncourse.course import Notebook
+
+
+@dataclass(frozen=True)
+class Case:
+    """One call of the learner's function: a short description and the arguments."""
+
+    label: str
+    args: tuple
+    kwargs: dict = field(default_factory=dict)
+
+    def fresh_args(self):
+        """Deep copies, so a function that edits its inputs in place cannot spoil later calls."""
+        return copy.deepcopy(self.args), copy.deepcopy(self.kwargs)
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A wrong way to write the exercise and what to tell whoever wrote it. It is recognised
+    by its outputs — ``impl`` is the wrong code, and the learner's agrees with it on every
+    case — or, for a slip that crashes, by ``raises``: a regular expression that an error the
+    learner's code raised matches (with ``impl``, as well as agreeing)."""
+
+    name: str
+    message: str
+    impl: Optional[Callable] = None
+    raises: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Behaviour:
+    """A property the function must have beyond matching the reference on the cases: its own
+    cases, run like the others (in the learner's kernel, when grading), and ``verdict``, which
+    reads the outcomes alone and returns ``None`` or a sentence saying what is wrong — so the
+    verdict never rests on code that ran beside the learner's."""
+
+    make_cases: Callable[[], list]
+    verdict: Callable[[list], Optional[str]]
+
+
+@dataclass
+class Exercise:
+    """Everything one exercise needs, declared in its notebook's module (``EXERCISES``)."""
+
+    id: str
+    title: str
+    notebook: Notebook
+    signature: str  # what the learner writes, e.g. "causal_mask(size) -> (size, size) bool"
+    reference: Callable
+    make_cases: Callable[[], list]
+    hints: list
+    mistakes: list = field(default_factory=list)
+    output_names: tuple = ()  # names of the items of a tuple output, for messages
+    atol: float = 1e-5
+    learner_name: Optional[str] = None  # the learner's function name, if not the reference's
+    #: optional behaviour test, judged after the cases pass
+    behaviour: Optional[Behaviour] = None
+    #: what ``solution(id)``, ``attncourse solve`` and the nbgrader export show: the learner's
+    #: function with the notebook's stub signature, self-contained so that it runs when pasted
+    #: into the notebook (see :mod:`attncourse.exercises.solutions`)
+    solution: Optional[Callable] = None
+
+    @property
+    def function_name(self):
+        return self.learner_name or self.reference.__name__
+
+    def cases(self):
+        return self.make_cases()
+
+
+def seeded_randn(*shape, seed=0):
+    """A reproducible standard-normal tensor for building cases."""
+    return torch.randn(*shape, generator=torch.Generator().manual_seed(seed))

@@ -1,0 +1,146 @@
+"""Every sentence the exercises say to a learner, in one place: the mistakes any exercise can
+make, what a Python error most likely means, and the lines of a verdict. :mod:`.engine` decides
+what went wrong; this module words it.
+"""
+
+import difflib
+import re
+
+from attncourse.exercises.model import Mistake
+
+#: a mistake of every exercise: an in-place operation on an input tensor
+CHANGED_INPUT = Mistake(
+    "changed_input_in_place", "an in-place operation (`-=`, `+=`, `t[...] = …`, or a method "
+    "ending in `_` such as `masked_fill_`) wrote into a tensor the caller passed in, and the "
+    "caller may still need it. Compute into a new tensor instead: `x = x - m` rather than "
+    "`x -= m`, `masked_fill` rather than `masked_fill_`, or work on a `.clone()`.")
+
+
+#: slips of any exercise, each recognised by the error it raises
+COMMON_MISTAKES = (
+    Mistake("max_returns_a_pair", "`torch.max(t, dim=...)` (and `t.max(dim=...)`) returns a "
+            "pair, (values, indices). Take `.values`, or use `t.amax(dim=..., keepdim=True)`, "
+            "which returns the maxima alone.", raises=r"return_types\.(max|min)"),
+    Mistake("float_size", "a size is a float: `/` always gives one (8 / 2 is 4.0), and shapes "
+            "need ints. Divide sizes with `//` (8 // 2 is 4).",
+            raises=r"ints,\s*but got float|'float' object cannot be interpreted as an integer"),
+    Mistake("view_after_transpose", "`.view` cannot regroup a tensor after `.transpose` or "
+            "`.permute`: its numbers are no longer in order in memory. Use `.reshape(...)` "
+            "(or `.contiguous().view(...)`).", raises=r"view size is not compatible"),
+    Mistake("truth_of_a_tensor", "`if t:` (or `not t`, `t and u`) asks a whole tensor for a "
+            "single True or False. Test for a missing tensor with `t is None`; combine masks "
+            "element by element with `&`, `|` and `~`.",
+            raises=r"Boolean value of Tensor with more than one value is ambiguous"),
+    Mistake("number_not_tensor", "a torch function got a plain Python number: `torch.sqrt` "
+            "and friends take tensors. For a number such as d_k use `math.sqrt(d_k)` or "
+            "`d_k ** 0.5`.", raises=r"must be Tensor, not (int|float)"),
+    Mistake("cat_needs_a_list", "`torch.cat` and `torch.stack` take one list of tensors, then "
+            "the axis: `torch.cat([a, b], dim=-2)`.",
+            # the first wording is recent torch's (2.14), the second torch 2.5's
+            raises=r"(cat|stack|concat)\(\): argument 'tensors' .*must be tuple of Tensors"
+                   r"|(cat|stack|concat)\(\) received an invalid combination of arguments - "
+                   r"got \(Tensor, Tensor"),
+)
+
+
+#: what common errors mean, for a crash that no mistake of the exercise explains;
+#: ``{signature}`` is the exercise's signature, ``{0}`` the pattern's first group
+_ERROR_MEANINGS = (
+    (r"NameError: name '(\w+)'", "`{0}` is not defined where your function runs: import "
+     "it or define it in the notebook (run that cell first), or spell it as defined."),
+    (r"must match the size of tensor|cannot be multiplied|size mismatch|Sizes of tensors "
+     r"must match|stack expects each tensor|broadcast|expanded size|is invalid for input of "
+     r"size|Expected size|shape mismatch|must have the same shape|number of sizes provided|"
+     r"does not match the shape of the indexed tensor|channels",
+     "two tensors whose shapes do not fit were combined. Print the shape (`print(t.shape)`) "
+     "of each tensor you multiply, add, mask or concatenate, and compare them with "
+     "`{signature}`."),
+    (r"Dimension out of range|out of bounds|out of range|too many indices",
+     "an axis or position was used that the tensor does not have: count its axes "
+     "(`t.shape`); negative axes such as -1 count from the end."),
+    (r"NotImplementedError", "part of your function still raises NotImplementedError: "
+     "replace the stub line with your code."),
+    (r"NoneType", "something is `None`: a helper without `return`, or an optional argument "
+     "such as `mask=None` used without an `if mask is not None:` check."),
+    (r"TypeError: .*(positional argument|keyword argument|required|invalid combination)",
+     "a function was called with arguments it does not take: compare each call with that "
+     "function's parameters (its documentation), and your function's with `{signature}`."),
+    (r"not callable", "something that is not a function was called: a tensor followed by "
+     "`(...)`, or a value passed where a function (such as `lambda x: ...`) is expected."),
+    (r"dtype|scalar type|[Bb]oolean|must be bool", "tensors of different kinds (bool, "
+     "integer, float) met in one operation: convert with `.float()` or `.bool()`, or create "
+     "the tensor with the dtype it needs."),
+)
+
+
+def error_meaning(exercise, error):
+    """What an error the learner's code raised most likely means, in words."""
+    for pattern, meaning in _ERROR_MEANINGS:
+        found = re.search(pattern, error)
+        if found:
+            return meaning.format(*found.groups(), signature=exercise.signature)
+    return ("the line above is the error Python raised on this case's inputs; call your "
+            "function on them in a cell of its own to see which line fails.")
+
+
+
+def changed_inputs(names):
+    """The sentence for a call whose values were right but which changed its inputs
+    ``names`` in place."""
+    listed = ", ".join(f"`{name}`" for name in names)
+    return (f"the values are right, but your function changed its input {listed} in place "
+            f"(it differs after the call)")
+
+
+def not_implemented(exercise):
+    return (f"not implemented yet — write the body of `{exercise.signature}` in the cell "
+            f"above, run it, then run this check again.")
+
+
+def all_cases_pass(cases):
+    return f"all {len(cases)} cases match the reference ({'; '.join(c.label for c in cases)})."
+
+
+def first_failure(label, gap):
+    return f"case “{label}”: {gap}."
+
+
+def cases_that_pass(labels, total):
+    return f"\n({len(labels)} of {total} cases pass: {'; '.join(labels)}.)"
+
+
+def likely_mistake(mistake):
+    return f"\nLikely mistake — {mistake.message}"
+
+
+def what_the_error_means(exercise, error):
+    return f"\nWhat the error means — {error_meaning(exercise, error)}"
+
+
+def try_a_hint(exercise):
+    return f"\nTry `hint('{exercise.id}')` for a nudge."
+
+
+def not_a_function(exercise, value):
+    return (f"check needs your function itself (e.g. `check('{exercise.id}', "
+            f"{exercise.function_name})`), but got a value of type {type(value).__name__}.")
+
+
+def unknown_exercise(exercise_id, known):
+    """The sentence for an id no exercise has, with the closest known one if any."""
+    close = difflib.get_close_matches(str(exercise_id), sorted(known), n=1)
+    tip = (f" Did you mean '{close[0]}'?" if close else
+           f" Known exercises: {', '.join(sorted(known))}.")
+    return f"there is no exercise called {exercise_id!r}.{tip}"
+
+
+def hint_line(shown, hints):
+    return f"Hint {shown + 1} of {len(hints)}: {hints[shown]}"
+
+
+def no_more_hints(exercise):
+    return (f"No more hints for '{exercise.id}'. `solution('{exercise.id}')` shows a solution "
+            f"to paste over your cell and run.")
+
+
+SOLUTIONS_OFF = "Solutions are switched off in this assignment; `hint(...)` still helps."
