@@ -24,7 +24,6 @@ import nbformat
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, notebook, write
 from test_solutions import notebook_imports
 
@@ -32,7 +31,7 @@ import attncourse
 from attncourse import course
 from attncourse.cli import main
 from attncourse.errors import CourseError
-from attncourse.exercises import Case, Exercise, all_exercises, check, get
+from attncourse.exercises import Exercise, all_exercises, check, get
 from attncourse.exercises.engine import ASSIGNMENT_MODE, Outcome
 from attncourse.exercises.learner import solution as show_solution
 from attncourse.instructor import course_files, sandbox, transport
