@@ -1,6 +1,7 @@
 """The course's training loop, :func:`fit`, and what it is made of: a progress line that
 rewrites itself, the learning-rate schedule (a linear warm-up, then a linear decay to zero),
-the model's device, and running on a set number of CPU threads.
+the model's device, running on a set number of CPU threads, and measuring in eval mode
+(:func:`evaluating`).
 
 Each model's trainer — :func:`attncourse.train.train` (the translator),
 :func:`attncourse.vit.train_classifier`, :func:`attncourse.gpt.train_lm` — says only what is its
@@ -78,6 +79,20 @@ def torch_threads(count):
         yield
     finally:
         torch.set_num_threads(before)
+
+
+@contextlib.contextmanager
+def evaluating(model):
+    """Run the block with ``model`` in eval mode (no dropout), then give every module back the
+    mode it had: measuring a model in the middle of training must not change how it trains.
+    Each module gets its own flag back, so a part the caller froze in eval stays frozen."""
+    modes = [(module, module.training) for module in model.modules()]
+    model.eval()
+    try:
+        yield model
+    finally:
+        for module, training in modes:
+            module.training = training
 
 
 # ------------------------------------------------------------------------------ the loop

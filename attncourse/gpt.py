@@ -35,7 +35,7 @@ from torch import nn
 
 from attncourse.efficient import KVCache
 from attncourse.errors import expect, shape_of
-from attncourse.fit import FitHistory, fit, torch_threads
+from attncourse.fit import FitHistory, evaluating, fit, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
 from attncourse.masks import causal_mask
 from attncourse.multihead import MultiHeadAttention
@@ -346,14 +346,12 @@ def evaluate_loss(model, ids, batch_size=64):
     full = [w for w in windows if len(w) == context]
     batches = list(torch.stack(full).split(batch_size)) if full else []
     batches += [w.unsqueeze(0) for w in windows if 1 < len(w) < context]  # the short last one
-    was_training = model.training
-    model.eval()
     total = count = 0
-    for batch in batches:
-        n = batch.numel() - batch.size(0)  # predicted tokens
-        total += next_token_loss(model(batch), batch).item() * n
-        count += n
-    model.train(was_training)
+    with evaluating(model):
+        for batch in batches:
+            n = batch.numel() - batch.size(0)  # predicted tokens
+            total += next_token_loss(model(batch), batch).item() * n
+            count += n
     return total / count
 
 
@@ -364,14 +362,13 @@ def position_losses(model, ids, length, batch_size=32):
     how it copes with positions it never saw in training."""
     n = len(ids) // length
     windows = ids[:n * length].reshape(n, length)  # (windows, length)
-    was_training = model.training
-    model.eval()
     total = 0
-    for batch in windows.split(batch_size):
-        logits = model(batch)  # (batch, length, vocab)
-        loss = F.cross_entropy(logits[:, :-1].transpose(1, 2), batch[:, 1:], reduction="none")
-        total = total + loss.sum(0)  # (length - 1,)
-    model.train(was_training)
+    with evaluating(model):
+        for batch in windows.split(batch_size):
+            logits = model(batch)  # (batch, length, vocab)
+            loss = F.cross_entropy(logits[:, :-1].transpose(1, 2), batch[:, 1:],
+                                   reduction="none")
+            total = total + loss.sum(0)  # (length - 1,)
     return (total / n).cpu()
 
 
@@ -421,26 +418,26 @@ def generate(model, prompt, max_new_tokens, temperature=1.0, top_k=None, generat
     on reading the newer half (the cache is rebuilt from it)."""
     expect(torch.is_tensor(prompt) and prompt.dim() == 2 and prompt.size(1) > 0,
            f"prompt should be a (batch, n) tensor of ids with n ≥ 1, got {shape_of(prompt)}.")
-    model.eval()
     context = model.config.context
     ids, start, caches = prompt, max(0, prompt.size(1) - context), None
-    for _ in range(max_new_tokens):
-        if ids.size(1) - start > context:  # the window is full: keep its newer half
-            start, caches = ids.size(1) - context // 2, None
-        if not use_cache:
-            logits = model(ids[:, start:])  # the whole window again
-        elif caches is None:  # a new window: read it all once, filling the caches
-            caches = [KVCache() for _ in model.blocks]
-            logits = forward_cached(model, ids[:, start:], caches, 0)
-        else:  # only the newest token
-            logits = forward_cached(model, ids[:, -1:], caches, ids.size(1) - 1 - start)
-        last = logits[:, -1]  # (batch, vocab): scores of the next token
-        if temperature == 0:
-            next_id = last.argmax(dim=-1, keepdim=True)  # (batch, 1)
-        else:
-            probs = next_token_probs(last, temperature, top_k)
-            next_id = torch.multinomial(probs, 1, generator=generator)  # (batch, 1)
-        ids = torch.cat([ids, next_id], dim=1)
+    with evaluating(model):
+        for _ in range(max_new_tokens):
+            if ids.size(1) - start > context:  # the window is full: keep its newer half
+                start, caches = ids.size(1) - context // 2, None
+            if not use_cache:
+                logits = model(ids[:, start:])  # the whole window again
+            elif caches is None:  # a new window: read it all once, filling the caches
+                caches = [KVCache() for _ in model.blocks]
+                logits = forward_cached(model, ids[:, start:], caches, 0)
+            else:  # only the newest token
+                logits = forward_cached(model, ids[:, -1:], caches, ids.size(1) - 1 - start)
+            last = logits[:, -1]  # (batch, vocab): scores of the next token
+            if temperature == 0:
+                next_id = last.argmax(dim=-1, keepdim=True)  # (batch, 1)
+            else:
+                probs = next_token_probs(last, temperature, top_k)
+                next_id = torch.multinomial(probs, 1, generator=generator)  # (batch, 1)
+            ids = torch.cat([ids, next_id], dim=1)
     return ids
 
 

@@ -16,7 +16,7 @@ import torch.nn.functional as F
 
 from attncourse.data import detokenize
 from attncourse.errors import expect
-from attncourse.fit import FitHistory, fit, model_device, torch_threads
+from attncourse.fit import FitHistory, evaluating, fit, model_device, torch_threads
 from attncourse.layers import greedy_decode
 from attncourse.multihead import record_attention
 from attncourse.text import tokenize
@@ -76,8 +76,8 @@ def translate_ids(model, corpus, pairs):
     vocab = corpus.tgt_vocab
     batch = corpus.batch(pairs).to(model_device(model))
     max_len = batch.tgt_out.size(1) + 5
-    model.eval()
-    ys = greedy_decode(model, batch.src, batch.src_mask, max_len, vocab.bos_id, vocab.eos_id)
+    with evaluating(model):
+        ys = greedy_decode(model, batch.src, batch.src_mask, max_len, vocab.bos_id, vocab.eos_id)
     outputs = []
     for row in ys[:, 1:].tolist():  # drop <bos>
         row = row[:row.index(vocab.eos_id)] if vocab.eos_id in row else row
@@ -129,8 +129,7 @@ def translate(model, corpus, german, max_len=20):
     vocab = corpus.tgt_vocab
     device = model_device(model)
     src, src_mask = (t.to(device) for t in corpus.encode(german))  # (1, src_len), (1, 1, src_len)
-    model.eval()
-    with record_attention(model) as weights:
+    with evaluating(model), record_attention(model) as weights:
         ys = greedy_decode(model, src, src_mask, max_len, vocab.bos_id, vocab.eos_id)
     # the last decoding step read <bos> w1 ... wn and chose <eos>: its cross-attention has
     # one row per output token

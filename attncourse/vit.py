@@ -31,7 +31,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from attncourse.errors import expect, shape_of
-from attncourse.fit import FitHistory, fit, model_device, torch_threads
+from attncourse.fit import FitHistory, evaluating, fit, model_device, torch_threads
 from attncourse.layers import Encoder, EncoderLayer, FeedForward
 from attncourse.multihead import MultiHeadFromHeads, check_num_heads, record_attention
 
@@ -217,7 +217,7 @@ class ViT(nn.Module):
         """Every layer's attention, ``(batch, layers, heads, tokens, tokens)`` with tokens =
         1 + num_patches (token 0 is the class token); each row sums to one. For this call the
         heads run one by one, returning their weights (training runs them fused)."""
-        with record_attention(self) as weights:
+        with evaluating(self), record_attention(self) as weights:
             self.features(images)
         return torch.stack([weights[layer.self_attn] for layer in self.encoder.layers], dim=1)
 
@@ -279,11 +279,11 @@ class TrainHistory(FitHistory):
 def accuracy(model, images, labels, batch_size=512):
     """The share of ``images`` whose highest-scoring class is the right label (computed on the
     model's device, wherever the images are)."""
-    model.eval()
     device = model_device(model)
-    right = sum((model(images[i:i + batch_size].to(device)).argmax(-1)
-                 == labels[i:i + batch_size].to(device)).sum()
-                for i in range(0, len(images), batch_size))
+    with evaluating(model):
+        right = sum((model(images[i:i + batch_size].to(device)).argmax(-1)
+                     == labels[i:i + batch_size].to(device)).sum()
+                    for i in range(0, len(images), batch_size))
     return right.item() / len(images)
 
 

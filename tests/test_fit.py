@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from attncourse.errors import CourseError
-from attncourse.fit import FitHistory, fit, learning_rate
+from attncourse.fit import FitHistory, evaluating, fit, learning_rate
 
 
 def _problem(counts, seed=0):
@@ -70,3 +70,13 @@ def test_fit_needs_a_step():
     with pytest.raises(CourseError, match="at least one step"):
         fit(model, torch.optim.SGD(model.parameters(), lr=0.1), batches,
             lambda b: (model(b[0]).mean(), 1), FitHistory(), 0, 0.1, 1, progress=False)
+
+
+def test_evaluating_runs_the_block_in_eval_mode_and_gives_every_module_its_mode_back():
+    model = nn.Sequential(nn.Linear(3, 3), nn.Dropout(0.5), nn.Sequential(nn.Dropout(0.5)))
+    model[2].eval()  # a part the caller froze
+    with pytest.raises(RuntimeError, match="inside"):
+        with evaluating(model) as inside:
+            assert inside is model and not any(m.training for m in model.modules())
+            raise RuntimeError("inside")  # an error in the block gives the modes back too
+    assert [m.training for m in model.modules()] == [True, True, True, False, False]

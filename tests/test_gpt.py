@@ -3,6 +3,7 @@ baselines are sound, one block equals PyTorch's encoder layer with a causal mask
 causal, rotary embeddings depend on relative positions only, and cached generation writes the
 same tokens as recomputing."""
 
+import copy
 import hashlib
 import math
 import random
@@ -367,6 +368,23 @@ def test_evaluate_loss_scores_every_window_once():
         losses = [F.cross_entropy(model(w.unsqueeze(0))[0, :-1], w[1:], reduction="sum")
                   for w in (ids[:8], ids[8:16], ids[16:])]
     assert gpt.evaluate_loss(model, ids) == pytest.approx(sum(losses).item() / (7 + 7 + 4))
+
+
+def test_measuring_and_generating_give_the_caller_back_its_training_modes():
+    """generate, evaluate_loss and position_losses run the model in eval mode (no dropout),
+    then give every module back its own mode: a model in training stays in training, and a
+    part the caller froze in eval stays frozen."""
+    model = small_gpt(context=8, dropout=0.5).train()
+    model.blocks[0].eval()  # a part the caller froze
+    modes = {name: m.training for name, m in model.named_modules()}
+    ids = random_ids(1, 21)[0]
+    for measure in (lambda: gpt.generate(model, ids[None, :3], 6, temperature=0),
+                    lambda: gpt.generate(model, ids[None, :3], 6, temperature=0, use_cache=False),
+                    lambda: gpt.evaluate_loss(model, ids),
+                    lambda: gpt.position_losses(model, ids, 10)):
+        measured = measure()
+        assert {name: m.training for name, m in model.named_modules()} == modes
+    assert torch.equal(measured, gpt.position_losses(copy.deepcopy(model).eval(), ids, 10))
 
 
 def test_write_continues_the_prompt(tok):

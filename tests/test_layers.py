@@ -1,5 +1,7 @@
 """The transformer layers: equal to PyTorch's, causal, shape-correct; and the translator trains."""
 
+import copy
+
 import pytest
 import torch
 from torch import nn
@@ -26,7 +28,7 @@ from attncourse.layers import (
     sinusoidal_positions,
 )
 from attncourse.multihead import MultiHeadAttention, record_attention
-from attncourse.train import evaluate, train, translate
+from attncourse.train import evaluate, train, translate, translate_ids
 
 D_MODEL, HEADS, D_FF = 32, 4, 64
 
@@ -241,6 +243,23 @@ def test_translate_returns_text_and_an_alignment(small_corpus):
     assert isinstance(t.text, str) and repr(t) == t.text
     with pytest.raises(CourseError):
         translate(model, small_corpus, "   ")
+
+
+def test_translating_gives_the_caller_back_its_training_modes(small_corpus):
+    """translate_ids, translate and evaluate run the model in eval mode (no dropout), then give
+    every module back its own mode: the model in training stays in training, and a part the
+    caller froze in eval stays frozen."""
+    model = small_model(small_corpus).train()
+    model.src_embed.eval()  # a part the caller froze
+    modes = {name: m.training for name, m in model.named_modules()}
+    pairs = small_corpus.heldout[:8]
+    guesses = translate_ids(model, small_corpus, pairs)
+    assert {name: m.training for name, m in model.named_modules()} == modes
+    assert guesses == translate_ids(copy.deepcopy(model).eval(), small_corpus, pairs)
+    translate(model, small_corpus, "Wie geht es dir?", max_len=6)
+    assert {name: m.training for name, m in model.named_modules()} == modes
+    evaluate(model, small_corpus, pairs)
+    assert {name: m.training for name, m in model.named_modules()} == modes
 
 
 def test_evaluate_counts_exact_matches_and_tokens(small_corpus, monkeypatch):

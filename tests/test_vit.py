@@ -2,6 +2,8 @@
 strided convolution, shapes, attention weights that are distributions, training that learns,
 and a test split that training never sees."""
 
+import copy
+
 import numpy as np
 import pytest
 import torch
@@ -172,6 +174,22 @@ def test_training_runs_the_heads_fused_and_attention_weights_one_by_one():
     weights = model.attention_weights(images)
     assert weights.shape == (4, 2, 4, 17, 17)
     assert all(not attn._forward_hooks for attn in attns)  # back to training's fused path
+
+
+def test_measuring_gives_the_caller_back_its_training_modes():
+    """accuracy and attention_weights run the model in eval mode (no dropout), then give every
+    module back its own mode: the model in training stays in training, and a part the caller
+    froze in eval stays frozen."""
+    torch.manual_seed(0)
+    model = ViT(ViTConfig(num_layers=2, dropout=0.5)).train()
+    model.patch_embed.eval()  # a part the caller froze
+    modes = {name: m.training for name, m in model.named_modules()}
+    images, labels = torch.rand(6, 1, 8, 8), torch.arange(6)
+    frozen = copy.deepcopy(model).eval()
+    assert accuracy(model, images, labels) == accuracy(frozen, images, labels)
+    assert {name: m.training for name, m in model.named_modules()} == modes
+    torch.testing.assert_close(model.attention_weights(images), frozen.attention_weights(images))
+    assert {name: m.training for name, m in model.named_modules()} == modes
 
 
 def test_rollout_is_a_distribution_and_reduces_to_one_layer():
