@@ -28,12 +28,13 @@ from torch import nn
 from torch.overrides import TorchFunctionMode
 
 from attncourse.attention import check_inputs, scaled_scores
-from attncourse.errors import expect, shape_of
+from attncourse.errors import expect
 from attncourse.layers import greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import (
     WeightsPerCall,
     attend_heads,
+    check_attention_inputs,
     check_num_heads,
     heads_mask,
     merge_heads,
@@ -294,10 +295,7 @@ class GroupedQueryAttention(WeightsPerCall):
     def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
                 need_weights=False, cache=None):
         query, key, value = self_attention_inputs(query, key, value)
-        for name, t in (("query", query), ("key", key), ("value", value)):
-            expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == self.d_model,
-                   f"`{name}` should be (batch, seq, d_model = {self.d_model}), "
-                   f"got {shape_of(t)}.")
+        check_attention_inputs(self.d_model, query, key, value, mask, is_causal, cache)
         q = split_heads(self.W_Q(query), self.num_heads)  # (batch, heads, q_len, d_k)
         k = split_heads(self.W_K(key), self.num_kv_heads)  # (batch, kv_heads, k_len, d_k)
         v = split_heads(self.W_V(value), self.num_kv_heads)  # (batch, kv_heads, k_len, d_k)

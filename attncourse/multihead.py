@@ -5,7 +5,11 @@
 
 One head averages everything it looks at into one weighted mean. With h heads of size
 d_k = d_model / h, each head projects into its own subspace and may look somewhere else
-(one head at "river" for "banks", another at "rich"). The story, top to bottom:
+(one head at "river" for "banks", another at "rich").
+
+W_Q means the paper's matrix everywhere, ``(d_model, d_k)`` with Q = X W_Q (W_Q_i are its
+columns for head i). A module's ``nn.Linear`` named after it computes X W_Q + b and stores
+the transpose, W_Qᵀ, as its ``.weight``; W_K, W_V and W_O alike. The story, top to bottom:
 
 1. :class:`AttentionHead` — one head with its own projections, as in many ViT tutorials;
 2. :func:`split_heads` / :func:`merge_heads` — the reshape/transpose that lets all heads run
@@ -32,7 +36,7 @@ from torch import nn
 
 from attncourse.attention import attention
 from attncourse.errors import expect, shape_of
-from attncourse.masks import causal_mask, masked_score
+from attncourse.masks import causal_mask
 
 # ------------------------------------------------------------------------ 1. one head
 
@@ -121,8 +125,9 @@ def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 
 def project_heads(query, key, value, weight, bias, num_heads):
     """Q, K, V split into heads ``(batch, heads, seq, d_k)`` by one stacked projection:
-    ``weight`` is ``(3·d_model, d_model)``, the rows of W_Q, then W_K, then W_V (``bias``
-    alike, or None). Self-attention (one tensor three times) takes a single matrix product."""
+    ``weight`` is ``(3·d_model, d_model)`` in ``nn.Linear``'s layout, W_Qᵀ stacked on W_Kᵀ on
+    W_Vᵀ (``bias`` alike, or None). Self-attention (one tensor three times) takes a single
+    matrix product."""
     if query is key is value:
         qkv = F.linear(query, weight, bias).chunk(3, dim=-1)  # 3 × (batch, seq, d_model)
     else:
@@ -137,13 +142,30 @@ def sdpa_heads(q, k, v, mask=None, is_causal=False, dropout_p=0.0):
 
     A causal mask — ``is_causal=True``, or a mask equal to :func:`~attncourse.masks.causal_mask`
     — goes to SDPA as ``is_causal=True``: its flash kernel then skips the tiles above the
-    diagonal instead of reading a ``(seq, seq)`` mask. Any other mask goes as scores to add (0,
-    or the masked value), so that a fully masked row gets equal weights as in :func:`attention`.
+    diagonal instead of reading a ``(seq, seq)`` mask. Any other mask goes as a boolean mask
+    (True where a query may attend, SDPA's convention too), after
+    :func:`_open_fully_masked_rows` has given a query that may see no key the equal weights
+    :func:`attention` gives it.
     """
     if is_causal or _is_causal(mask):
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
-    bias = None if mask is None else _additive(mask, q.dtype)
-    return F.scaled_dot_product_attention(q, k, v, attn_mask=bias, dropout_p=dropout_p)
+    if mask is not None:
+        q, mask = _open_fully_masked_rows(q, mask.bool())
+    return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
+
+
+def _open_fully_masked_rows(q, mask):
+    """``(q, mask)`` with every query that may see no key made to weigh all keys equally, as
+    :func:`attention` does (its masked scores are all the same number): its row of the mask
+    is opened and the query set to zero, so that all its scores are 0. ``q`` is ``(batch,
+    heads, q_len, d_k)``, ``mask`` a boolean mask that broadcasts against the scores.
+
+    SDPA left alone returns 0 or NaN for such a row (depending on the PyTorch version); and
+    masked scores of ``finfo(float16).min`` would not do either: the fused kernel computes in
+    float32, where adding the same -65504 to a whole row is a shift that the softmax cancels.
+    """
+    blind = ~mask.any(dim=-1, keepdim=True)  # (batch | 1, heads | 1, q_len | 1, 1)
+    return q.masked_fill(blind, 0), mask | blind  # blind rows: every key, every score 0
 
 
 def causal_for(q, k, after_cache=False):
@@ -182,7 +204,8 @@ NO_KEPT_WEIGHTS = ("{} keeps no weights between calls (no .attn, no .need_weight
 
 
 class WeightsPerCall(nn.Module):
-    """An attention module that hands its weights only to the call that asks for them. The
+    """An attention module that hands its weights only to the call that asks for them
+    (``need_weights=True``); :func:`record_attention` asks every module of this kind. The
     Annotated Transformer's habits — reading the last weights from ``.attn``, switching them on
     with a ``.need_weights`` flag — get a sentence saying what to write instead."""
 
@@ -219,7 +242,7 @@ class MultiHeadAttention(WeightsPerCall):
         super().__init__()
         check_num_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
-        self.W_QKV = nn.Linear(d_model, 3 * d_model, bias=bias)  # W_Q, W_K, W_V stacked
+        self.W_QKV = nn.Linear(d_model, 3 * d_model, bias=bias)  # x [W_Q W_K W_V] + b
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)  # on the attention weights, as nn.MultiheadAttention
 
@@ -229,7 +252,7 @@ class MultiHeadAttention(WeightsPerCall):
         ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``. Returns the
         output ``(batch, q_len, d_model)``, or ``(output, weights)`` with ``need_weights=True``."""
         query, key, value = self_attention_inputs(query, key, value)
-        _check_inputs(self.d_model, query, key, value, mask, is_causal)
+        check_attention_inputs(self.d_model, query, key, value, mask, is_causal, cache)
         q, k, v = self.project(query, key, value, cache)  # (batch, heads, seq, d_k)
         return self.attend(q, k, v, heads_mask(mask), is_causal, need_weights,
                            cached=cache is not None)
@@ -237,12 +260,11 @@ class MultiHeadAttention(WeightsPerCall):
     def project(self, query, key, value, cache=None):
         """Q, K, V split into heads ``(batch, heads, seq, d_k)``; with a ``cache``, K and V
         are everything it holds after this call."""
-        expect(cache is None or all(hasattr(cache, a) for a in ("append", "fixed", "key")),
-               f"cache= takes a KVCache (ac.KVCache()), got {type(cache).__name__}.")
         if cache is not None and cache.fixed and len(cache):  # the memory's K, V: projected once
-            W_Q = self.W_QKV.weight[:self.d_model]  # the first d_model rows are W_Q
+            W_Q_T = self.W_QKV.weight[:self.d_model]  # the first d_model rows are W_Qᵀ
             b_Q = None if self.W_QKV.bias is None else self.W_QKV.bias[:self.d_model]
-            return split_heads(F.linear(query, W_Q, b_Q), self.num_heads), cache.key, cache.value
+            q = F.linear(query, W_Q_T, b_Q)  # query W_Q + b_Q: (batch, q_len, d_model)
+            return split_heads(q, self.num_heads), cache.key, cache.value
         q, k, v = project_heads(query, key, value, self.W_QKV.weight, self.W_QKV.bias,
                                 self.num_heads)  # (batch, heads, seq, d_k)
         if cache is not None:
@@ -291,7 +313,10 @@ class MultiHeadAttention(WeightsPerCall):
         return m
 
 
-def _check_inputs(d_model, query, key, value, mask, is_causal):
+def check_attention_inputs(d_model, query, key, value, mask=None, is_causal=False, cache=None):
+    """The checks every attention module makes on its call, each mistake answered by one
+    sentence: query, key and value ``(batch, seq, d_model)``, key and value of one length,
+    a mask or ``is_causal=True`` but not both, and a ``cache`` that is a KVCache."""
     for name, t in (("query", query), ("key", key), ("value", value)):
         expect(torch.is_tensor(t) and t.dim() == 3 and t.size(-1) == d_model,
                f"`{name}` should be (batch, seq, d_model = {d_model}), got {shape_of(t)}.")
@@ -300,6 +325,8 @@ def _check_inputs(d_model, query, key, value, mask, is_causal):
            f"value is {shape_of(value)}.")
     expect(not (is_causal and mask is not None),
            "pass either a mask or is_causal=True, not both: is_causal=True is the causal mask.")
+    expect(cache is None or all(hasattr(cache, a) for a in ("append", "fixed", "key")),
+           f"cache= takes a KVCache (ac.KVCache()), got {type(cache).__name__}.")
 
 
 def _is_causal(mask):
@@ -313,12 +340,6 @@ def _causal_reference(size, device):
     """:func:`~attncourse.masks.causal_mask` of the last few sizes seen, kept for
     :func:`_is_causal` to compare against (never handed out, so nobody can change it)."""
     return causal_mask(size, device)
-
-
-def _additive(mask, dtype):
-    """The mask as a float added to the scores (0 or the masked value), so that SDPA treats
-    a fully masked row as :func:`attention` does (equal weights) instead of returning 0."""
-    return masked_score(torch.zeros(mask.shape, dtype=dtype, device=mask.device), mask)
 
 
 def _copy_linear(linear, weight, bias=None):
@@ -356,7 +377,7 @@ class MultiHeadFromHeads(WeightsPerCall):
                 need_weights=False):
         """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
         query, key, value = self_attention_inputs(query, key, value)
-        _check_inputs(self.d_model, query, key, value, mask, is_causal)
+        check_attention_inputs(self.d_model, query, key, value, mask, is_causal)
         mask = heads_mask(mask)
         if not need_weights:  # all heads at once
             q, k, v = project_heads(query, key, value, *self.stacked_qkv(), self.num_heads)
@@ -371,9 +392,10 @@ class MultiHeadFromHeads(WeightsPerCall):
         return self.W_O(concat), weights  # (batch, q_len, d_model), the weights
 
     def stacked_qkv(self):
-        """The heads' projections as one ``(3·d_model, d_model)`` weight and its bias: the rows
-        of W_Q = [W_Q_1; ...; W_Q_h], then W_K, then W_V — :class:`MultiHeadAttention`'s
-        ``W_QKV`` layout. Built anew each call, so gradients reach every head's own weights."""
+        """The heads' projections as one ``(3·d_model, d_model)`` weight and its bias, in
+        :class:`MultiHeadAttention`'s ``W_QKV`` layout: W_Qᵀ = [W_Q_1ᵀ; ...; W_Q_hᵀ] (each
+        head's ``nn.Linear`` weight), then W_Kᵀ, then W_Vᵀ. Built anew each call, so
+        gradients reach every head's own weights."""
         linears = ([head.query for head in self.heads] + [head.key for head in self.heads]
                    + [head.value for head in self.heads])
         weight = torch.cat([linear.weight for linear in linears])  # (3·d_model, d_model)
@@ -383,10 +405,10 @@ class MultiHeadFromHeads(WeightsPerCall):
     @classmethod
     def from_fused(cls, mha):
         """Separate heads holding the weights of a :class:`MultiHeadAttention`: head i gets
-        rows ``i*d_k : (i+1)*d_k`` of each of W_Q, W_K, W_V."""
+        rows ``i*d_k : (i+1)*d_k`` of each of W_Qᵀ, W_Kᵀ, W_Vᵀ, i.e. its columns W_Q_i."""
         bias = mha.W_QKV.bias is not None
         ours = cls(mha.d_model, mha.num_heads, bias=bias)
-        weights = mha.W_QKV.weight.chunk(3)  # W_Q, W_K, W_V: (d_model, d_model) each
+        weights = mha.W_QKV.weight.chunk(3)  # W_Qᵀ, W_Kᵀ, W_Vᵀ: (d_model, d_model) each
         biases = mha.W_QKV.bias.chunk(3) if bias else (None,) * 3
         for i, head in enumerate(ours.heads):
             rows = slice(i * mha.d_k, (i + 1) * mha.d_k)
@@ -406,11 +428,13 @@ def _mask_of_head(mask, i):
 
 @contextmanager
 def record_attention(model):
-    """Inside this block, every multi-head attention in ``model`` (:class:`MultiHeadAttention`,
-    its subclasses, :class:`MultiHeadFromHeads`) is called with ``need_weights=True``, and the
-    block's value, a dict, maps each of them to the weights of its latest call
-    ``(batch, heads, q_len, k_len)``. The model's code stays as it is: the request is added to
-    each call on its way in, and the weights are taken off the result on its way out. ::
+    """Inside this block, every attention module in ``model`` — every :class:`WeightsPerCall`:
+    :class:`MultiHeadAttention` and its rotary subclass, :class:`MultiHeadFromHeads`,
+    :class:`~attncourse.efficient.GroupedQueryAttention` — is called with
+    ``need_weights=True``, and the block's value, a dict, maps each of them to the weights of
+    its latest call ``(batch, heads, q_len, k_len)``. The model's code stays as it is: the
+    request is added to each call on its way in, and the weights are taken off the result on
+    its way out. ::
 
         with record_attention(model) as weights:
             model(x)
@@ -429,7 +453,7 @@ def record_attention(model):
 
     handles = []
     for module in model.modules():
-        if isinstance(module, (MultiHeadAttention, MultiHeadFromHeads)):
+        if isinstance(module, WeightsPerCall):
             handles.append(module.register_forward_pre_hook(ask, with_kwargs=True))
             handles.append(module.register_forward_hook(keep, with_kwargs=True))
     try:

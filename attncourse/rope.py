@@ -25,6 +25,7 @@ import torch
 from attncourse.errors import expect, shape_of
 from attncourse.multihead import (
     MultiHeadAttention,
+    check_attention_inputs,
     heads_mask,
     project_heads,
     self_attention_inputs,
@@ -77,9 +78,7 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
     def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
                 positions=None, need_weights=False, cache=None):
         query, key, value = self_attention_inputs(query, key, value)
-        expect(torch.is_tensor(query) and query.dim() == 3 and query.size(-1) == self.d_model,
-               f"`query` should be (batch, seq, d_model = {self.d_model}), got "
-               f"{shape_of(query)}.")
+        check_attention_inputs(self.d_model, query, key, value, mask, is_causal, cache)
         expect(key.shape == query.shape, "rotary attention here is self-attention: queries "
                                          "and keys share one sequence of positions.")
         if positions is None:  # after a cache of n positions, the new ones are n, n + 1, ...

@@ -171,6 +171,27 @@ def test_separate_heads_fused_and_one_by_one_agree_on_the_gpu(dtype):
     close(fused_grad, loop_grad, dtype)
 
 
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_a_query_that_sees_no_key_gets_the_mean_of_the_values_on_the_gpu(dtype):
+    """Left padding under a causal mask leaves the padding queries no key to see. SDPA's GPU
+    kernels (float32 inside, for float16 inputs too) and the readable attention() give them
+    the same equal weights, in all four attention modules."""
+    lengths = torch.tensor([40, 25, 7], device=DEVICE)
+    real = torch.arange(40, device=DEVICE) >= 40 - lengths[:, None]  # (batch, seq), left padded
+    mask = real.unsqueeze(1) & ac.causal_mask(40, DEVICE)  # (batch, seq, seq)
+    torch.manual_seed(0)
+    modules = [ac.MultiHeadAttention(64, 8), ac.RotaryMultiHeadAttention(64, 8),
+               GroupedQueryAttention(64, 8, 2), ac.MultiHeadFromHeads(64, 8)]
+    x = 8 * randn(3, 40, 64, dtype=dtype)  # large activations: sharp real scores
+    for attn in modules:
+        attn = attn.to(DEVICE, dtype).eval()
+        with torch.no_grad():
+            fast, slow = attn(x, mask=mask), attn(x, mask=mask, need_weights=True)[0]
+        close(fast[~real], slow[~real], dtype, scale=4.0)  # (15 + 33, d_model): the blind rows
+        for out in (fast, slow):  # row 2's 33 padding queries: W_O of the mean value, alike
+            close(out[2, :33], out[2, :1].expand(33, 64), dtype, scale=4.0)
+
+
 # -------------------------------------------------------------------- layers and models
 
 

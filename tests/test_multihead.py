@@ -388,3 +388,80 @@ def test_a_mask_and_is_causal_together_is_a_course_error():
     with pytest.raises(CourseError, match="not both"):
         ac.MultiHeadAttention(16, 4)(torch.randn(1, 3, 16), mask=ac.causal_mask(3),
                                      is_causal=True)
+
+
+# ------------------------------------------------- every attention module, the same seams
+
+ATTENTION_MODULES = {  # the four modules that take need_weights=True (all WeightsPerCall)
+    "MultiHeadAttention": lambda: ac.MultiHeadAttention(16, 4),
+    "RotaryMultiHeadAttention": lambda: ac.RotaryMultiHeadAttention(16, 4),
+    "GroupedQueryAttention": lambda: ac.GroupedQueryAttention(16, 4, 2),
+    "MultiHeadFromHeads": lambda: ac.MultiHeadFromHeads(16, 4),
+}
+
+
+def _left_padded(lengths, seq):
+    """A decoder's mask ``(batch, seq, seq)`` over a left-padded batch: no padding keys, no
+    peeking ahead. The padding positions' queries see no key at all."""
+    real = torch.arange(seq) >= seq - torch.tensor(lengths)[:, None]  # (batch, seq)
+    return real.unsqueeze(1) & ac.causal_mask(seq)  # (batch, seq, seq)
+
+
+@pytest.mark.parametrize("name", ATTENTION_MODULES)
+def test_record_attention_records_every_attention_module(name):
+    torch.manual_seed(0)
+    attn = ATTENTION_MODULES[name]().eval()
+    model = nn.ModuleList([nn.Linear(16, 16), attn])
+    x, mask = torch.randn(2, 5, 16), _left_padded([5, 3], 5)
+    with torch.no_grad():
+        _, expected = attn(x, mask=mask, need_weights=True)
+        with ac.record_attention(model) as recorded:
+            out = attn(x, mask=mask)
+    assert torch.is_tensor(out) and out.shape == (2, 5, 16)  # the caller's result, unchanged
+    assert list(recorded) == [attn]
+    assert recorded[attn].shape == (2, 4, 5, 5)  # (batch, heads, q_len, k_len)
+    torch.testing.assert_close(recorded[attn], expected)
+    assert not attn._forward_hooks and not attn._forward_pre_hooks
+
+
+MASKED_ROW_TOLERANCE = {torch.float32: 1e-5, torch.float16: 2e-2, torch.bfloat16: 1.5e-1}
+
+
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32, torch.bfloat16])
+@pytest.mark.parametrize("name", ATTENTION_MODULES)
+def test_a_query_that_sees_no_key_gets_the_mean_of_the_values_on_both_paths(name, dtype):
+    """Left padding under a causal mask leaves the padding queries no key to see. The readable
+    attention() gives them equal weights; the fused kernel must too, in every dtype — in
+    float16 a masked score of finfo(float16).min is a mere shift in the kernel's float32."""
+    torch.manual_seed(0)
+    attn = ATTENTION_MODULES[name]().to(dtype).eval()
+    x = (8 * torch.randn(2, 6, 16)).to(dtype)  # large activations: sharp real scores
+    mask = _left_padded([6, 3], 6)  # rows 0..2 of the second sequence see nothing
+    with torch.no_grad():
+        fast, slow = attn(x, mask=mask), attn(x, mask=mask, need_weights=True)[0]
+    tol = MASKED_ROW_TOLERANCE[dtype]
+    torch.testing.assert_close(fast.float(), slow.float(), atol=tol, rtol=tol)
+    for out in (fast, slow):  # the same output whatever the query: W_O of the mean value
+        torch.testing.assert_close(out[1, :3].float(), out[1, :1].expand(3, 16).float(),
+                                   atol=tol, rtol=tol)
+
+
+BAD_CALLS = {  # one mistake each, and the sentence every attention module answers it with
+    "mask and is_causal": (lambda x: {"query": x, "mask": ac.causal_mask(5), "is_causal": True},
+                           "not both"),
+    "value of another length": (lambda x: {"query": x, "key": x, "value": x[:, :4]},
+                                "same \\(batch, seq\\)"),
+    "value of another width": (lambda x: {"query": x, "key": x, "value": x[..., :8]},
+                               "`value` should be \\(batch, seq, d_model = 16\\)"),
+    "a 2-D query": (lambda x: {"query": x[0]}, "`query` should be \\(batch, seq, d_model"),
+    "a cache that is no KVCache": (lambda x: {"query": x, "cache": []}, "takes a KVCache"),
+}
+
+
+@pytest.mark.parametrize("name,mistake", [
+    (name, mistake) for name in ATTENTION_MODULES for mistake in BAD_CALLS
+    if not (name == "MultiHeadFromHeads" and "cache" in mistake)])  # it takes no cache=
+def test_every_attention_module_checks_its_call_alike(name, mistake):
+    make_call, message = BAD_CALLS[mistake]
+    with pytest.raises(CourseError, match=message):
+        ATTENTION_MODULES[name]()(**make_call(torch.randn(2, 5, 16)))
