@@ -3,12 +3,13 @@
 #
 # [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/00_welcome.ipynb) — runs in your browser; the first code cell installs the course there.
 #
-# ![The course at a glance: eight notebooks, from one query to a Vision Transformer](attachment:00_course_map.png)
+# ![The course at a glance: ten notebooks, 00 to 09, from one query to a GPT and FlashAttention written in Triton](attachment:00_course_map.png)
 #
-# This course builds attention — the mechanism inside every transformer — from a single query
-# up to a Vision Transformer that you train on your own laptop. Every notebook runs top to bottom
-# on a CPU in well under a minute, needs no download, and imports a small, readable package,
-# `attncourse`, whose modules read like the notebooks that introduce them.
+# This course builds attention — the mechanism inside every transformer — in ten notebooks, 00 to
+# 09: from a single query, through a translator and a Vision Transformer, to a small GPT that you
+# train on your own laptop, and last FlashAttention written as a GPU kernel in Triton. Every
+# notebook runs top to bottom on a CPU in well under a minute, needs no download, and imports a
+# small, readable package, `attncourse`, whose modules read like the notebooks that introduce them.
 #
 # **In this notebook you will learn**
 # - how to run a cell and where the course's code lives;
