@@ -260,13 +260,21 @@ causal = ac.causal_mask(len(words))
 _, w_wrong = mha(x, x, x, attn_mask=causal)  # our convention passed straight in: wrong
 _, w_right = mha(x, x, x, attn_mask=ac.to_nn_mha_mask(causal))  # converted: True = blocked
 n = len(words)
-print("share of attention on the future, mask passed as is:", round(w_wrong[0][~causal].sum().item() / n, 3))
-print("share of attention on the future, mask converted:   ", round(w_right[0][~causal].sum().item() / n, 3))
+future = ~causal  # True above the diagonal: the keys a word must not see
+rows = slice(0, n - 1)  # the last word has no future: its row has no such key
+print(f"share of attention on the future, over the {n - 1} words that have one:")
+print("  mask passed as is:", round(w_wrong[0, rows][future[rows]].sum().item() / (n - 1), 3))
+print("  mask converted:   ", round(w_right[0, rows][future[rows]].sum().item() / (n - 1), 3))
+print("the last word's weights, mask passed as is, all NaN:", w_wrong[0, -1].isnan().all().item())
 sdpa = F.scaled_dot_product_attention(x, x, x, attn_mask=causal)  # SDPA: same as ours
 ours, _ = ac.attention(x, x, x, mask=causal)
 print("SDPA with our mask equals ac.attention:", torch.allclose(sdpa, ours, atol=1e-6))
 
 # %% [markdown]
+# Passed as is, the mask means the opposite: every word that has a future attends *only* to it
+# (share 1.0), and the last word, which has none, finds every key blocked — all its scores are
+# −∞, and its weights are NaN, as in section 4. Converted, the share is 0.0.
+#
 # `ac.to_nn_mha_mask` is just `~mask`. When in doubt, test a mask the way we did: the weight on
 # positions that should be hidden must be exactly zero.
 #
