@@ -78,7 +78,7 @@ def _row(submission, exercise, fn):
     cases = exercise.cases()
     checked = judge(exercise, cases, run_cases(fn, cases))
     return Row(submission, exercise.id, checked.passed, clean(checked.message), checked.status,
-               checked.mistake)
+               checked.mistake, checked.said)
 
 
 def _stub(*args, **kwargs):
@@ -120,12 +120,14 @@ def test_a_mistake_the_engine_named_is_counted_by_name_not_by_its_words():
     checked = judge(exercise, cases, run_cases(in_place, cases))
     assert checked.status is Status.NAMED_MISTAKE and checked.mistake == "changed_input_in_place"
     row = Row("a.ipynb", exercise.id, False, clean(checked.message), checked.status,
-              checked.mistake)
-    mark = mark_of(row, exercise)
+              checked.mistake, checked.said)
+    mark = mark_of(row)
     assert (mark.outcome, mark.mistake) == (Status.NAMED_MISTAKE, "changed_input_in_place")
-    cut = Row("a.ipynb", exercise.id, False, "case “x”: … Likely mistake — zz…",
-              Status.NAMED_MISTAKE, "changed_input_in_place")
-    assert mark_of(cut, exercise).mistake == "changed_input_in_place"
+    assert mark.said == checked.said
+    reworded = Row("a.ipynb", exercise.id, False, "case “x”: … Likely mistake — zz…",
+                   Status.NAMED_MISTAKE, "changed_input_in_place", "other words…")
+    assert (mark_of(reworded).mistake, mark_of(reworded).said) == ("changed_input_in_place",
+                                                                   "other words…")
 
 
 def test_grade_writes_the_report_beside_the_csv(tmp_path, monkeypatch, capsys):

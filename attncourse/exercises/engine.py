@@ -216,7 +216,8 @@ class CheckResult:
     exercise: str
     status: Status
     message: str
-    mistake: Optional[str] = None  # name of the recognised mistake, if any
+    mistake: Optional[str] = None  # with NAMED_MISTAKE: its name, e.g. "divide_by_dk"
+    said: Optional[str] = None  # with NAMED_MISTAKE: what it tells the learner
     case: Optional[str] = None  # label of the first failing case
 
     @property
@@ -265,7 +266,7 @@ def judge(exercise, cases, outcomes):
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
                            message + sentences.likely_mistake(mistake), mistake=mistake.name,
-                           case=cases[first].label)
+                           said=mistake.message, case=cases[first].label)
     error = outcomes[first].error
     if error:
         message += sentences.what_the_error_means(exercise, error)
@@ -279,10 +280,3 @@ def judge_behaviour(exercise, outcomes):
         return None
     problem = exercise.behaviour.verdict(outcomes)
     return failed(exercise.id, problem, case="behaviour") if problem else None
-
-
-def mistake_named(exercise, name):
-    """The :class:`~.model.Mistake` called ``name`` among those ``exercise`` can find (its own,
-    the common ones, an in-place change), or ``None``."""
-    known = [*(exercise.mistakes if exercise else ()), *COMMON_MISTAKES, CHANGED_INPUT]
-    return next((m for m in known if m.name == name), None)

@@ -23,8 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from attncourse.exercises.catalogue import exercises_for
-from attncourse.exercises.engine import Status, mistake_named
+from attncourse.exercises.engine import Status
 from attncourse.instructor.report import printable
 
 # --------------------------------------------------------------------------------------
@@ -292,16 +291,15 @@ def write_report(results, path):
 # From the grader's results.
 # --------------------------------------------------------------------------------------
 
-def mark_of(row, exercise):
-    """The :class:`Mark` for one graded row (:class:`~.report.Row`) of ``exercise``: the
-    verdict the engine gave, carried as data (its status and the mistake's name)."""
+def mark_of(row):
+    """The :class:`Mark` for one graded row (:class:`~.report.Row`): the verdict the engine
+    gave, carried as data (its status, the mistake's name and sentence)."""
     if row.passed:
         return Mark(row.exercise, Status.PASSED, message=row.message)
     if row.status is Status.NOT_ATTEMPTED:
         return Mark(row.exercise, Status.NOT_ATTEMPTED, message=row.message)
-    mistake = mistake_named(exercise, row.mistake) if row.mistake else None
-    if row.status is Status.NAMED_MISTAKE and mistake:
-        return Mark(row.exercise, Status.NAMED_MISTAKE, mistake.name, mistake.message,
+    if row.status is Status.NAMED_MISTAKE and row.mistake:
+        return Mark(row.exercise, Status.NAMED_MISTAKE, row.mistake, row.said or "",
                     row.message)
     return Mark(row.exercise, Status.FAILED, message=row.message)
 
@@ -317,11 +315,11 @@ def learner_names(submissions):
 
 def from_graded(graded):
     """The :class:`ClassResults` of a :class:`~.grade.Graded` class."""
-    catalogue = {e.id: e for e in exercises_for(graded.notebook)} if graded.notebook else {}
     names = learner_names([rep.rows[0].submission if rep.rows else "?"
                            for rep in graded.reports])
     learners = tuple(
-        Learner(name, tuple(mark_of(row, catalogue.get(row.exercise)) for row in rep.rows
+        Learner(name, tuple(mark_of(row) for row in rep.rows
                             if row.exercise in graded.exercises), tuple(rep.notes))
         for name, rep in zip(names, graded.reports))
-    return ClassResults(graded.notebook.stem if graded.notebook else "", tuple(graded.exercises), learners)
+    return ClassResults(graded.notebook.stem if graded.notebook else "",
+                        tuple(graded.exercises), learners)

@@ -22,7 +22,6 @@ submission gets its rows.
 
 import itertools
 import re
-import tempfile
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,7 +37,14 @@ from attncourse.instructor.judge import failure
 from attncourse.instructor.kernel import Kernel
 from attncourse.instructor.replay import Replay
 from attncourse.instructor.report import Report, Row, clean
-from attncourse.instructor.sandbox import Isolation, Limits, launch, require, temporary_base
+from attncourse.instructor.sandbox import (
+    Isolation,
+    Limits,
+    launch,
+    require,
+    run_folder,
+    submission_folder,
+)
 
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
@@ -166,9 +172,7 @@ def _grade_one(path, nb, run):
                          f"`{exercise.function_name}` (its exercise tag is gone)")
     verdicts = {}
     if cells:  # nothing to grade: nothing to run
-        with tempfile.TemporaryDirectory(prefix="s-", dir=run.folder,
-                                         ignore_cleanup_errors=True) as folder:
-            folder = Path(folder)
+        with submission_folder(run.folder) as folder:  # its removal follows no link
             exchange = folder / "exchange"
             exchange.mkdir()
             replay = Replay(nb, cells, run.exercises,
@@ -178,7 +182,7 @@ def _grade_one(path, nb, run):
             notes += replay.notes
     suffix = " " + _ignored(ignored, run.notebook) if ignored else ""
     rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix, verdict.status,
-                verdict.mistake)
+                verdict.mistake, verdict.said and clean(verdict.said))
             for i in run.exercises for verdict in [verdicts.get(i, _MISSING)]]
     return Report(rows, [clean(n) for n in notes] + ([suffix.strip()] if ignored else []))
 
@@ -207,9 +211,8 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
     undecided = ("the submissions do not show which course notebook they are (no exercise "
                  "cells, or as many of one notebook as of another); say it with --notebook NN")
 
-    with tempfile.TemporaryDirectory(prefix="attncourse-grade-", dir=temporary_base(isolation),
-                                     ignore_cleanup_errors=True) as folder:
-        run = _Run(chosen, exercises, case_sets, isolation, limits, Path(folder))
+    with run_folder(isolation) as folder:  # removed without raising, whatever it holds
+        run = _Run(chosen, exercises, case_sets, isolation, limits, folder)
         (run.folder / "cases").mkdir()
         write_case_sets(case_sets, run.folder / "cases")
 

@@ -17,7 +17,8 @@ class Verdict:
 
     status: Status
     message: str
-    mistake: Optional[str] = None
+    mistake: Optional[str] = None  # the recognised mistake's name
+    said: Optional[str] = None  # and what it tells the learner
 
     @property
     def passed(self):
@@ -42,4 +43,4 @@ def judge_results(exercise, case_set, results):
         except Exception as exc:
             return failure(f"the behaviour test cannot judge what your function returned "
                            f"({type(exc).__name__}).")
-    return Verdict(checked.status, checked.message, checked.mistake)
+    return Verdict(checked.status, checked.message, checked.mistake, checked.said)

@@ -23,11 +23,21 @@ COLUMNS = ("submission", "exercise", "passed", "points", "message")
 MAX_MESSAGE = 600  # characters; a message longer than this ends in "…"
 
 
+def encodable(text):
+    """``text`` as any UTF-8 file or terminal takes it: a file name's undecodable bytes
+    (``\\xe9``) and any lone surrogate (``\\ud800``) shown as escapes, never an error."""
+    text = str(text)
+    try:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    except UnicodeEncodeError:  # a surrogate no file name makes
+        return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
 @dataclass(frozen=True)
 class Row:
     """One submission on one exercise. The CSV holds the first four; ``status`` and
     ``mistake`` (the recognised mistake's name) are the verdict as data, for the class
-    report."""
+    report. Its texts are made :func:`encodable` here, for every place that stores them."""
 
     submission: str
     exercise: str
@@ -35,6 +45,11 @@ class Row:
     message: str
     status: Optional[Status] = None
     mistake: Optional[str] = None
+    said: Optional[str] = None
+
+    def __post_init__(self):
+        for name in ("submission", "exercise", "message"):
+            object.__setattr__(self, name, encodable(getattr(self, name)))
 
     @property
     def points(self):
@@ -56,7 +71,7 @@ _VARYING = ((re.compile(r"\S*attncourse-grade-\S*"), "<work>"),  # the temporary
 
 def clean(message):
     """One line, without what varies from run to run, at most ``MAX_MESSAGE`` long."""
-    message = " ".join(str(message).split())
+    message = " ".join(encodable(message).split())
     for pattern, replacement in _VARYING:
         message = pattern.sub(replacement, message)
     return message if len(message) <= MAX_MESSAGE else message[:MAX_MESSAGE - 1] + "…"
@@ -69,7 +84,7 @@ def spreadsheet_safe(text):
 
 def printable(text):
     """``text`` with control characters shown as escapes (``\\n``, ``\\x1b``)."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in encodable(text))
 
 
 def write_csv(reports, path):
@@ -83,8 +98,11 @@ def write_csv(reports, path):
                              int(r.passed), r.points, spreadsheet_safe(r.message)])
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_text(buffer.getvalue(), encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        tmp.write_text(encodable(buffer.getvalue()), encoding="utf-8")
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)  # after a failure: no half-written file left
 
 
 def summary(graded):

@@ -1,0 +1,100 @@
+"""How the checker does on answers it was never tuned to: the blind sets in tests/blind/.
+
+Each set holds answers written by people who saw the notebooks but not the exercises' cases,
+probes or tests (tests/blind/set_*/README.md says how). For each answer ``check`` gives a
+verdict; this counts, per exercise and in all:
+
+- wrong answers accepted (the target is none) and correct answers rejected (none);
+- caught wrong answers that the verdict names — a mistake probe or a diagnosis the engine
+  worked out (``Status.NAMED_MISTAKE``), the target is 70% — and how many verdicts end with
+  only an error text (none);
+- the slowest check.
+
+    python benchmarks/bench_feedback.py set_a [--json artifacts/blind/set_a.json]
+
+``--json`` writes every verdict beside the writer's own sentence for the slip, for a reader to
+judge whether each diagnosis is the right one.
+"""
+
+import argparse
+import importlib
+import json
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tests"))
+
+from attncourse.exercises import Status, check  # noqa: E402
+from attncourse.progress_file import NOWHERE  # noqa: E402
+
+
+def answers(set_name):
+    """Every answer of one blind set, as the dicts its modules declare."""
+    folder = ROOT / "tests" / "blind" / set_name
+    found = []
+    for path in sorted(folder.glob("nb*.py")):
+        module = importlib.import_module(f"blind.{set_name}.{path.stem}")
+        found += module.ANSWERS
+    return found
+
+
+def score(set_name):
+    """One row per answer: what it is, and what the checker said and how fast."""
+    rows = []
+    for answer in answers(set_name):
+        start = time.perf_counter()
+        result = check(answer["exercise"], answer["fn"], recorder=NOWHERE)
+        rows.append({"exercise": answer["exercise"], "fn": answer["fn"].__name__,
+                     "correct": answer["correct"], "kind": answer.get("kind", ""),
+                     "slip": answer.get("slip", ""), "status": result.status.name,
+                     "mistake": result.mistake, "said": result.said,
+                     "message": result.message, "seconds": time.perf_counter() - start})
+    return rows
+
+
+def summary(rows):
+    """The counts, per exercise and in all, as a Markdown table."""
+    per = defaultdict(lambda: defaultdict(int))
+    for row in rows:
+        for key in (row["exercise"], "all"):
+            counts = per[key]
+            if row["correct"]:
+                counts["right"] += 1
+                counts["right rejected"] += row["status"] != Status.PASSED.name
+                continue
+            counts["wrong"] += 1
+            accepted = row["status"] == Status.PASSED.name
+            counts["wrong accepted"] += accepted
+            counts["named"] += row["status"] == Status.NAMED_MISTAKE.name
+            counts["caught"] += not accepted
+    lines = ["| exercise | wrong | accepted | named / caught | right | rejected |",
+             "|---|---|---|---|---|---|"]
+    for key in [*sorted(k for k in per if k != "all"), "all"]:
+        c = per[key]
+        named = f"{c['named']}/{c['caught']}" + (
+            f" ({100 * c['named'] / c['caught']:.0f}%)" if c["caught"] else "")
+        lines.append(f"| {key} | {c['wrong']} | {c['wrong accepted']} | {named} | "
+                     f"{c['right']} | {c['right rejected']} |")
+    slowest = max(rows, key=lambda r: r["seconds"])
+    lines.append(f"\nslowest check: {slowest['seconds']:.2f} s ({slowest['exercise']}, "
+                 f"{slowest['fn']})")
+    return "\n".join(lines)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("set", help="the blind set's folder name in tests/blind, e.g. set_a")
+    parser.add_argument("--json", help="write every verdict to this file")
+    args = parser.parse_args()
+    rows = score(args.set)
+    print(summary(rows))
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(rows, indent=1, ensure_ascii=False))
+
+
+if __name__ == "__main__":
+    main()
