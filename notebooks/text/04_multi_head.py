@@ -8,8 +8,9 @@
 # One attention head gives each token **one** set of weights, so it hands back **one** weighted
 # average of the values. But a word has several questions to ask at once. In *"Why is the river so
 # rich? Because it has two banks."*, *banks* is about water (the river's banks) and about money
-# (the rich part of the pun). One head must split its attention between the two readings and blur
-# them together; **several heads**, each with its own projections, can each follow one.
+# (the rich part of the pun). One head must split its attention between the two readings into
+# one average, sharp on neither; **several heads**, each with its own projections, can each
+# follow one.
 #
 # The Transformer paper does exactly this: instead of one attention over $d_\text{model}$
 # dimensions it runs $h$ attentions over $d_k = d_\text{model}/h$ dimensions each, side by side,
@@ -83,8 +84,8 @@ print("weights of 'banks':", {t: round(w, 2) for t, w in zip(tokens, probs[0, ba
 print("output of 'banks' (water, money):", [round(v, 2) for v in output[0, banks].tolist()])
 
 # %% [markdown]
-# *banks* splits its attention between *river* (0.43) and *rich* (0.43), and receives half a
-# portion of each: water 0.49, money 0.41. One head cannot look fully at both — its weights must
+# *banks* splits its attention between *river* (0.43) and *rich* (0.43), and receives about half
+# a portion of each: water 0.49, money 0.41. One head cannot look fully at both — its weights must
 # sum to one. Now give each reading **its own head**, each with its own small projections: four
 # heads of $d_k = 2$ over our 8 features, set by hand like the one above (trained models *learn*
 # such weights; notebook 06 trains some). The table says what each head's query looks for, which
@@ -120,10 +121,20 @@ print("output of 'banks', water and money:", round(out[0, banks, 0].item(), 2),
 
 # %% [markdown]
 # The *water* head sends 0.82 of *banks*' attention to *river*, the *money* head 0.75 to *rich*,
-# and the output holds both readings at full strength (water 0.84, money 0.70) in separate
-# features, where the single head had to blur them (0.49, 0.41). This is the paper's argument:
-# multiple heads let a model attend *jointly to information from different representation
-# subspaces*, which one averaging head cannot.
+# and the output holds both readings (water 0.84, money 0.70), each fetched by a head that looks
+# mostly at one word.
+#
+# Be careful what this demonstration shows. The single head did not lose either reading: its
+# value put water and money into *separate* features, so the two arrived side by side, only
+# halved (0.49, 0.41), and a larger $W^O$ could scale them back up. Halving is not what one head
+# cannot do. Its real limit is that its output is **one convex combination** of value vectors —
+# a weighted average, weights summing to one. When two different things must arrive through the
+# *same* features (the whole value vector of *river* and the whole value vector of *rich*, say),
+# one head can hand over only their mixture: sharp on one word, it misses the other; split
+# between them, it blends the two, and no $W^O$ can pull them apart again. Two heads compute two
+# separate averages, each sharp on its own word, and $W^O$ decides where each one lands. This is
+# the paper's argument: multiple heads let a model attend *jointly to information from different
+# representation subspaces*, which one averaging head cannot.
 #
 # The grid below shows all four heads' weights; each head has its own pattern. (The *things* and
 # *questions* heads look for nothing in most tokens, so those rows are flat.)
