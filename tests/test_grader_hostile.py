@@ -25,6 +25,7 @@ import csv
 import hashlib
 import os
 import re
+import stat
 import subprocess
 import sys
 import time
@@ -628,3 +629,183 @@ def test_5_a_decoder_that_peeks_fails_though_its_kernel_switched_the_test_off(tm
     assert all(r["passed"] == "1" for (name, _), r in rows.items() if name == "honest"), rows
     decoder = rows[("peeking", "decoder_layer_forward")]
     assert decoder["passed"] == "0" and "peeks at the future" in decoder["message"]
+
+
+# ---------------------------------------------------------------- issue 28: the host itself
+# A second, smaller run: probes of the machine under the kernel (its sysctls, the kernel's
+# keyrings), texts that no UTF-8 file can hold, and an exchange folder built to break its
+# removal. The grader's session keyring holds a canary key; every probe only opens or reads.
+
+_SYSCALLS = {"x86_64": {"keyctl": 250, "unshare": 272},
+             "aarch64": {"keyctl": 219, "unshare": 97}}.get(os.uname().machine)
+CANARY_KEY = f"attncourse-canary-{os.getpid()}"
+CANARY_SECRET = f"canary-secret-{os.getpid()}-{time.time_ns()}"
+
+HOST_ROOT = """\
+import os
+found = []
+for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/overcommit_memory"):
+    try:
+        os.close(os.open(path, os.O_WRONLY))  # opened, never written
+        found.append(f"{path}: opened for writing")
+    except OSError as exc:
+        found.append(f"{path}: {exc.strerror}")
+raise PermissionError("; ".join(found))"""
+
+KEYRING = """\
+import ctypes, os
+libc = ctypes.CDLL(None, use_errno=True)
+found = []
+key = libc.syscall({keyctl}, 0, ctypes.c_int(-3), 0)  # KEYCTL_GET_KEYRING_ID: the session's
+found.append("keyctl: " + (os.strerror(ctypes.get_errno()) if key == -1 else "allowed"))
+key = libc.syscall({keyctl}, 10, ctypes.c_int(-3), b"user", {name!r}.encode(), 0)  # SEARCH
+secret = ctypes.create_string_buffer(256)
+size = libc.syscall({keyctl}, 11, key, secret, 256) if key > 0 else -1  # KEYCTL_READ
+found.append("canary: " + (secret.raw[:size].decode() if size > 0 else "not read"))
+child = os.fork()
+if child == 0:  # a user namespace of its own: the way to mount, and to much of the kernel
+    os._exit(0 if libc.syscall({unshare}, 0x10000000) == 0 else ctypes.get_errno())
+code = os.waitstatus_to_exitcode(os.waitpid(child, 0)[1])
+found.append("unshare: " + ("allowed" if code == 0 else os.strerror(code)))
+raise PermissionError("; ".join(found))"""
+
+DEEP_EXCHANGE = """\
+import json, os, pathlib
+argv = pathlib.Path("/proc/self/cmdline").read_bytes().split(b"\\0")
+connection = json.loads(pathlib.Path(argv[argv.index(b"-f") + 1].decode()).read_text())
+home = os.getcwd()
+os.chdir(os.path.dirname(connection["ip"]))  # the exchange folder
+for _ in range(1500):
+    os.mkdir("d")
+    os.chdir("d")
+os.symlink({file!r}, "to-file")  # the grader's files: a cleanup that follows links
+os.symlink({folder!r}, "to-folder")  # would remove or chmod them
+os.chmod(".", 0o555)  # what made TemporaryDirectory chmod through the links
+os.chdir(home)"""
+
+LATIN_1_NAME = os.fsdecode(b"caf\xe9.ipynb")  # a file name that is not UTF-8
+
+
+def _session_key(description, payload):
+    """Put a key in this process's session keyring (the grader inherits it); its id."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    number = {"x86_64": 248, "aarch64": 217}[os.uname().machine]  # add_key
+    key = libc.syscall(number, b"user", description.encode(), payload.encode(),
+                       len(payload), ctypes.c_int(-3))
+    return key if key > 0 else None
+
+
+def _drop_key(key):
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall(_SYSCALLS["keyctl"], 3, key)  # KEYCTL_REVOKE
+
+
+@pytest.fixture(scope="module")
+def host(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("host")
+    home = tmp_path_factory.mktemp("host-instructor")
+    (home / "home").mkdir()
+    (home / "tmp").mkdir()
+    canary = home / "canary"
+    canary.mkdir(mode=0o700)
+    (canary / "file").write_text("the grader's")
+    os.chmod(canary / "file", 0o600)
+    notebooks = {
+        "host_root": learner(before=[HOST_ROOT]),
+        "surrogate": learner(before=['raise ValueError("\\udce9 in a message")']),
+        "surrogate_function": learner(causal='def causal_mask(size):\n'
+                                             '    raise ValueError("\\udce9 in a message")'),
+        LATIN_1_NAME.removesuffix(".ipynb"): learner(),
+        "deep_exchange": learner(before=[DEEP_EXCHANGE.format(file=str(canary / "file"),
+                                                               folder=str(canary))]),
+        "right": learner(),
+    }
+    if _SYSCALLS:
+        notebooks["keyring"] = learner(before=[KEYRING.format(name=CANARY_KEY, **_SYSCALLS)])
+    for name, nb in notebooks.items():
+        write(folder / f"{name}.ipynb", nb)
+    key = _session_key(CANARY_KEY, CANARY_SECRET) if _SYSCALLS else None
+    try:
+        done, _ = _run_grader(folder, [f"{n}.ipynb" for n in notebooks], folder / "grades.csv",
+                              home)
+    finally:
+        if key:
+            _drop_key(key)
+    table = []
+    if (folder / "grades.csv").exists():
+        with open(folder / "grades.csv", newline="", encoding="utf-8") as f:
+            table = list(csv.DictReader(f))
+    rows = {}
+    for row in table:
+        rows.setdefault(row["submission"].removesuffix(".ipynb"), {})[row["exercise"]] = row
+    return {"done": done, "folder": folder, "home": home, "canary": canary, "rows": rows,
+            "table": table, "key": key}
+
+
+def test_28_1_the_kernel_is_never_the_hosts_root(host):
+    done = host["done"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    probed = notes(host, "host_root")
+    for path in ("/proc/sys/kernel/core_pattern", "/proc/sys/vm/overcommit_memory"):
+        assert re.search(f"{path}: (Permission denied|Read-only file system)", probed), probed
+    assert passed(host, "host_root") == {"causal_mask": True, "padding_mask": True}
+
+
+@pytest.mark.skipif(not _SYSCALLS, reason="syscall numbers known for x86_64 and aarch64")
+def test_28_2_keyrings_and_new_namespaces_are_refused(host):
+    from attncourse.instructor.sandbox import syscall_filter
+
+    if syscall_filter().program is None:
+        pytest.skip(f"no syscall filter here: {syscall_filter().detail}")
+    assert host["key"], "the test could not put its canary key in the session keyring"
+    probed = notes(host, "keyring")
+    assert "keyctl: Operation not permitted" in probed, probed
+    assert "canary: not read" in probed and "unshare: Operation not permitted" in probed
+    assert CANARY_SECRET not in host["done"].stdout + host["done"].stderr
+    assert passed(host, "keyring") == {"causal_mask": True, "padding_mask": True}
+
+
+def test_28_3_texts_no_utf8_file_holds_and_a_deep_exchange_cost_nothing(host):
+    done, folder, canary = host["done"], host["folder"], host["canary"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert not list(folder.glob(".*.tmp"))  # no half-written CSV
+    for name in ("surrogate", "caf\\xe9", "deep_exchange", "right"):
+        assert passed(host, name) == {"causal_mask": True, "padding_mask": True}, name
+    assert "ValueError: " in notes(host, "surrogate")  # Jupyter's messages replace it
+    # the results file carries it as JSON's "\\udce9": kept, as an escape
+    assert "raised ValueError: \\xe9 in a message" in host["rows"]["surrogate_function"][
+        "causal_mask"]["message"]
+    # the links were removed, never followed: the grader's files as they were
+    assert (canary / "file").read_text() == "the grader's"
+    assert stat.S_IMODE(os.stat(canary / "file").st_mode) == 0o600
+    assert stat.S_IMODE(os.stat(canary).st_mode) == 0o700
+    assert not list((host["home"] / "tmp").iterdir())  # the 1,500 folders are gone too
+
+
+def test_28_3_remove_tree_follows_no_link_at_any_depth(tmp_path):
+    from attncourse.instructor.sandbox import remove_tree
+
+    canary = tmp_path / "canary"
+    canary.write_text("keep")
+    os.chmod(canary, 0o600)
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    fd = os.open(tree, os.O_RDONLY)
+    for _ in range(1500):  # deeper than Python's recursion limit, longer than PATH_MAX
+        os.mkdir("d", dir_fd=fd)
+        inner = os.open("d", os.O_RDONLY, dir_fd=fd)
+        os.close(fd)
+        fd = inner
+    os.symlink(canary, "to-file", dir_fd=fd)
+    os.symlink(tmp_path, "to-folder", dir_fd=fd)
+    os.chmod(f"/proc/self/fd/{fd}", 0o555)
+    os.close(fd)
+    (tree / "link-at-top").symlink_to(canary)
+    assert remove_tree(tree) is True
+    assert not tree.exists() and canary.read_text() == "keep"
+    assert stat.S_IMODE(os.stat(canary).st_mode) == 0o600
+    assert remove_tree(tree) is True  # gone already: nothing to do, no error

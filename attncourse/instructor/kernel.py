@@ -7,6 +7,7 @@ The grader reads only the kernel's replies on the shell channel, each at most
 """
 
 import json
+import os
 import queue
 import subprocess
 import time
@@ -61,21 +62,38 @@ def _write_spec(folder, argv):
         encoding="utf-8")
 
 
+class _Manager(KernelManager):
+    """A kernel manager that hands the connection file to the sandbox's uid (the grader
+    being root), so the kernel can read it; nobody else can reach its folder."""
+
+    reader = None  # a sandbox.SandboxUser, or None: the file stays the grader's alone
+
+    def write_connection_file(self, *args, **kwargs):
+        super().write_connection_file(*args, **kwargs)
+        if self.reader is not None:
+            os.chown(self.connection_file, self.reader.uid, self.reader.gid)
+
+
 class Kernel:
     def __init__(self, launch, spec_folder, startup_timeout=60):
         _write_spec(spec_folder, launch.argv)
         self.context = zmq.Context()
         self.context.setsockopt(zmq.MAXMSGSIZE, MAX_MESSAGE_BYTES)  # for every socket made
-        self.km = KernelManager(kernel_name=NAME, context=self.context,
-                                transport=launch.transport, ip=launch.ip,
-                                connection_file=str(launch.connection_file),
-                                kernel_spec_manager=KernelSpecManager(
-                                    kernel_dirs=[str(spec_folder)], ensure_native_kernel=False))
+        self.km = _Manager(kernel_name=NAME, context=self.context,
+                           transport=launch.transport, ip=launch.ip,
+                           connection_file=str(launch.connection_file),
+                           kernel_spec_manager=KernelSpecManager(
+                               kernel_dirs=[str(spec_folder)], ensure_native_kernel=False))
+        self.km.reader = launch.user
         self.kc = None
         try:
             # what the kernel process itself writes (not the notebook's output) is dropped
-            self.km.start_kernel(cwd=str(launch.cwd), env=launch.env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
+            try:
+                self.km.start_kernel(cwd=str(launch.cwd), env=launch.env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     **({"pass_fds": launch.pass_fds} if launch.pass_fds else {}))
+            finally:
+                launch.release()
             self.kc = self.km.blocking_client()
             # shell only: the grader never reads what a notebook prints or shows
             self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)

@@ -1,13 +1,17 @@
-"""The graded kernel's launcher: limits first, then an ordinary IPython kernel.
+"""The graded kernel's launcher: its own user and limits first, then an ordinary IPython kernel.
 
 :mod:`.kernel` runs this file as the kernel's command (inside the sandbox when there is one).
-Before any of the notebook's code runs it loads torch — so that a cell's time limit measures
+When the grader is root, it first becomes the sandbox's own unprivileged uid
+(``ATTNCOURSE_KERNEL_UID``), with at most ``ATTNCOURSE_KERNEL_PROCESSES`` processes, and
+refuses to go on as root. Before any of the notebook's code runs it loads torch — so that a cell's time limit measures
 the learner's code rather than library loading — then, where the platform enforces them
 (Linux), caps
 
 - the kernel's address space at what it maps now plus ``ATTNCOURSE_KERNEL_MEMORY_MB``: private
   and shared memory alike (a shared mapping counts here, unlike in the data limit);
 - the size of any file it writes at ``ATTNCOURSE_KERNEL_FILE_MB``;
+
+hard limits both (the notebook cannot raise them again);
 
 points IPython at a new, empty folder (no startup file runs) and hands over to ipykernel,
 which the grader starts with IPython's history off.
@@ -27,14 +31,41 @@ def _mapped_bytes():
     raise OSError("no VmSize")
 
 
-def _set(which, soft):
+def _set(which, value):
+    """Cap ``which`` at ``value``, soft and hard: the notebook cannot raise it again."""
     import resource
 
     _, hard = resource.getrlimit(which)
     if hard != resource.RLIM_INFINITY:
-        soft = min(soft, hard)
-    resource.setrlimit(which, (soft, hard))
+        value = min(value, hard)
+    resource.setrlimit(which, (value, value))
 
+
+def become_learner():
+    """Under a root grader: switch to the sandbox's uid for good, its process count capped
+    first (while still allowed to set any limit). Exits rather than run a notebook as root."""
+    uid = os.environ.get("ATTNCOURSE_KERNEL_UID")
+    if not uid:
+        return
+    import resource
+
+    uid, gid = int(uid), int(os.environ.get("ATTNCOURSE_KERNEL_GID") or uid)
+    processes = int(os.environ.get("ATTNCOURSE_KERNEL_PROCESSES") or 0)
+    try:
+        if processes > 0:
+            _set(resource.RLIMIT_NPROC, processes)
+        os.setgroups([])
+        os.setresgid(gid, gid, gid)
+        os.setresuid(uid, uid, uid)
+    except OSError as exc:
+        raise SystemExit(f"the kernel could not switch to uid {uid}: {exc}") from None
+    if os.getresuid() != (uid,) * 3 or os.getresgid() != (gid,) * 3 or os.getgroups():
+        raise SystemExit(f"the kernel is not uid {uid} alone")
+    try:
+        os.setuid(0)
+    except OSError:
+        return
+    raise SystemExit("the kernel could become root again")
 
 def apply_limits():
     if sys.platform != "linux":  # macOS does not enforce these; Windows has no resource
@@ -54,6 +85,7 @@ def apply_limits():
 
 if __name__ == "__main__":
     del sys.path[0]  # this file's folder must not shadow the modules a notebook imports
+    become_learner()
     import torch  # noqa: F401 -- every course notebook needs it; loaded before any cell's clock
     from ipykernel import kernelapp
 
