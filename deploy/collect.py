@@ -6,12 +6,15 @@
 copies each learner's notebook to ``submissions/<user>.ipynb``. ``{user}`` marks the part of
 the path that names the learner. Run as root on a hub's machine, it reads only what a learner
 could have written: a path with a symbolic link in it (a learner pointing at someone else's
-notebook, or at a system file), anything but a regular file, or a file over ``MAX_BYTES`` is
-skipped with a line saying so. It never overwrites: the folder must not hold those files yet.
+notebook, or at a system file), a folder or file someone else owns, anything but a regular
+file, or a file over ``MAX_BYTES`` is skipped with a line saying so. Each path is walked one
+folder at a time through open descriptors, so swapping a folder for a link while it runs
+gains nothing. It never overwrites: the folder must not hold those files yet.
 Standard library only, so it runs with any Python 3.
 """
 
 import argparse
+import errno
 import glob
 import os
 import re
@@ -43,19 +46,54 @@ def find(pattern):
 
 
 def learners_part(pattern, path):
-    """The folders and file of ``path`` a learner may have made: from its ``{user}`` part on
-    (what comes before is the hub's, e.g. ``/home``)."""
+    """Where ``path`` starts being the learner's: the hub's folder above its ``{user}`` part
+    (e.g. ``/home``), and the names from there on, one per folder, then the file's."""
     fixed = os.path.dirname(pattern.split("{user}")[0]) or "."
-    parts = Path(os.path.relpath(path, fixed)).parts
-    return [os.path.join(fixed, *parts[:k]) for k in range(1, len(parts) + 1)]
+    return fixed, Path(os.path.relpath(path, fixed)).parts
+
+
+_FOLDER = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_FILE = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+
+
+def _step(name, dir_fd, flags):
+    """Open ``name`` in the folder ``dir_fd`` itself: a link there is refused, whatever it
+    was when the path was found (a learner may swap a folder for a link at any moment)."""
+    try:
+        return os.open(name, flags, dir_fd=dir_fd)
+    except OSError as exc:
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR, errno.EMLINK):
+            raise ValueError("its path goes through a symbolic link") from None
+        raise
+
+
+def open_learners_file(pattern, path):
+    """A descriptor of the file at ``path``, reached from the hub's folder one component at
+    a time, each folder held open while the next is opened in it, never through a link;
+    every folder and the file must belong to whoever owns the first (the learner's home)."""
+    fixed, parts = learners_part(pattern, path)
+    fd, owner = os.open(fixed, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC), None
+    try:
+        for k, name in enumerate(parts):
+            last = k == len(parts) - 1
+            inner = _step(name, fd, _FILE if last else _FOLDER)
+            os.close(fd)
+            fd = inner
+            uid = os.fstat(fd).st_uid
+            owner = uid if owner is None else owner
+            if uid != owner:
+                raise ValueError(f"{'it' if last else 'a folder on its path'} belongs to "
+                                 f"uid {uid}, not to the learner (uid {owner})")
+        return os.dup(fd)
+    finally:
+        os.close(fd)
 
 
 def read_plain(pattern, path):
-    """The bytes of ``path`` if it is a regular file that the learner's part of the path
-    reaches without a symbolic link, not over ``MAX_BYTES``; else a :class:`ValueError`."""
-    if any(os.path.islink(p) for p in learners_part(pattern, path)):
-        raise ValueError("its path goes through a symbolic link")
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    """The bytes of ``path`` if it is a regular file of the learner's that the learner's
+    part of the path reaches without a symbolic link, not over ``MAX_BYTES``; else a
+    :class:`ValueError`."""
+    fd = open_learners_file(pattern, path)
     with os.fdopen(fd, "rb") as f:
         info = os.fstat(f.fileno())
         if not stat.S_ISREG(info.st_mode):
