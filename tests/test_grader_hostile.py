@@ -809,3 +809,31 @@ def test_28_3_remove_tree_follows_no_link_at_any_depth(tmp_path):
     assert not tree.exists() and canary.read_text() == "keep"
     assert stat.S_IMODE(os.stat(canary).st_mode) == 0o600
     assert remove_tree(tree) is True  # gone already: nothing to do, no error
+
+
+READER = """\
+import glob, os
+seen = [path for entry in os.environ.get("PYTHONPATH", "").split(os.pathsep) + [{folder!r}]
+        for path in glob.glob(os.path.join(entry or ".", "**", "*.ipynb"), recursive=True)]
+raise PermissionError(f"{{len(seen)}} notebooks seen: {{seen[:3]}}")"""
+
+
+def test_28_4_pythonpath_naming_the_class_folder_mounts_none_of_it(tmp_path, monkeypatch):
+    home = tmp_path / "instructor"
+    (home / "home").mkdir(parents=True)
+    (home / "tmp").mkdir()
+    folder = tmp_path / "course"
+    (folder / "submissions").mkdir(parents=True)
+    write(folder / "submissions" / "classmate.ipynb", learner())
+    write(folder / "reader.ipynb", learner(before=[READER.format(folder=str(folder))]))
+    # the course folder (which holds the package when it is a checkout) and "."
+    monkeypatch.setenv("PYTHONPATH", f"{folder}{os.pathsep}.")
+    done, _ = _run_grader(folder, ["reader.ipynb", "submissions/classmate.ipynb"],
+                          folder / "grades.csv", home)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "PYTHONPATH entry '.' is relative: not mounted in the sandbox" in done.stderr
+    assert f"PYTHONPATH entry {folder} holds" in done.stderr
+    seen = " | ".join(line for line in done.stdout.splitlines() if "notebooks seen" in line)
+    assert "raised PermissionError: 0 notebooks seen" in seen, done.stdout[-2000:]
+    with open(folder / "grades.csv", newline="", encoding="utf-8") as f:
+        assert all(row["passed"] == "1" for row in csv.DictReader(f))
