@@ -44,13 +44,18 @@ class Report:
 
 
 def _grading_sandbox():
-    """Whether ``attncourse grade`` can sandbox the kernels that run submissions here."""
+    """Whether ``attncourse grade`` can sandbox the kernels that run submissions here, then
+    one row per protection (its user, the syscall filter, the limits): on, or OFF and why."""
     from attncourse.instructor.sandbox import check_sandbox
 
     found = check_sandbox()
-    if found.available:
-        return f"{found.detail}: each graded kernel runs isolated (see the README)"
-    return f"none — {found.detail}; `attncourse grade` refuses without --no-sandbox"
+    if not found.available:
+        return [("grading sandbox",
+                 f"none — {found.detail}; `attncourse grade` refuses without --no-sandbox")]
+    return [("grading sandbox", f"{found.detail}: each graded kernel runs isolated (see the "
+                                f"README)")] + [
+        (f"  {p.name}", f"{'on' if p.active else 'OFF'} — {p.detail}")
+        for p in found.protections]
 
 
 def doctor(grading=False):
@@ -78,5 +83,5 @@ def doctor(grading=False):
         ok = False
     rows.append(("progress file", _shown_path(progress_path())))
     if grading:
-        rows.append(("grading sandbox", _grading_sandbox()))
+        rows += _grading_sandbox()
     return Report(rows, ok)

@@ -414,12 +414,12 @@ def syscall_filter():
     try:
         program = _compile_filter()
     except ImportError:
-        return SyscallFilter(None, "OFF: pyseccomp is not installed (pip install "
-                                   "'attncourse[grade]'; it needs Debian's libseccomp2)")
+        return SyscallFilter(None, "pyseccomp is not installed (pip install "
+                                   "'attncourse[grade]'; it needs libseccomp2)")
     except Exception as exc:  # noqa: BLE001 -- libseccomp missing or refusing
-        return SyscallFilter(None, f"OFF: libseccomp could not build it "
+        return SyscallFilter(None, f"libseccomp could not build it "
                                    f"({type(exc).__name__}: {' '.join(str(exc).split())[:120]})")
-    return SyscallFilter(program, f"on: {len(_REFUSED) + 3} kinds of system call refused "
+    return SyscallFilter(program, f"{len(_REFUSED) + 3} kinds of system call refused "
                                   f"(keyrings, ptrace, mounts, new namespaces, BPF, modules…)")
 
 
@@ -679,8 +679,8 @@ def protections():
                                                    "uid and a count)")
     found = syscall_filter()
     return (uid, Protection("syscall filter", found.program is not None, found.detail),
-            Protection("limits", True, "time per cell and notebook, memory and file size per "
-                                       "process"), processes)
+            Protection("limits", True, "time per cell and notebook; memory (address space) and "
+                                       "file size per process, not per sandbox"), processes)
 
 
 def _check_command(user):
