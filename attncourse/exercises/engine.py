@@ -18,7 +18,7 @@ from typing import Optional
 
 import torch
 
-from attncourse.exercises import sentences
+from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
@@ -121,7 +121,10 @@ def difference(expected, got, atol=1e-5, name=None):
             return f"{what} is a bool tensor (True/False), but should hold numbers"
         if not got.is_floating_point() and expected.is_floating_point():
             return f"{what} should hold floating-point numbers, but its dtype is {got.dtype}"
-        got = got.to(expected.dtype)
+        if got.dtype != expected.dtype:
+            return sentences.wrong_dtype(what, got.dtype, expected.dtype)
+        if got.device != expected.device:
+            return f"{what} is on the device {got.device}, but should be on {expected.device}"
         if torch.isnan(got).any() and not torch.isnan(expected).any():
             return f"{what} contains NaN (not-a-number) values"
         if not torch.allclose(got, expected, atol=atol, rtol=1e-4, equal_nan=True):
@@ -246,30 +249,55 @@ def _reference_value(exercise, case):
         return exercise.reference(*args, **kwargs)
 
 
+def diagnosis(exercise, cases, outcomes, expected, index):
+    """How the learner's result on case ``index`` differs from the reference's, worked out
+    from the values alone (:mod:`.diagnose`), or ``None``: a variant whose changed argument
+    did not change the learner's result, or a result that is the reference scaled, moved,
+    rearranged, overflowed or wrong in some places."""
+    case, outcome = cases[index], outcomes[index]
+    if outcome.error:
+        return None
+    if case.base is not None and not outcomes[case.base].error and \
+            outcome_difference(outcomes[case.base].value, outcome, exercise) is None:
+        return diagnose.unchanged_finding(case.changed)
+    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
+    return diagnose.finding(expected[index], outcome.value,
+                            diagnose.named_sizes(names, case.args), exercise.atol)
+
+
+def _raised_sentence(exercise, case, outcome):
+    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
+    return sentences.raised(outcome.error_type, names, case.args)
+
+
 def judge(exercise, cases, outcomes):
     """Turn recorded outcomes into a :class:`CheckResult` with a message for the learner."""
     if outcomes and all(o.not_implemented for o in outcomes):
         return CheckResult(exercise.id, Status.NOT_ATTEMPTED, sentences.not_implemented(exercise))
-    differences = [outcome_difference(_reference_value(exercise, c), o, exercise)
-                   for c, o in zip(cases, outcomes)]
+    expected = [_reference_value(exercise, c) for c in cases]
+    differences = [outcome_difference(e, o, exercise) for e, o in zip(expected, outcomes)]
     gaps = [d or (o.changed and sentences.changed_inputs(o.changed))
             for d, o in zip(differences, outcomes)]
     failing = [i for i, gap in enumerate(gaps) if gap]
     if not failing:
         return CheckResult(exercise.id, Status.PASSED, sentences.all_cases_pass(cases))
     first = failing[0]
-    message = sentences.first_failure(cases[first].label, gaps[first])
+    error = outcomes[first].error
+    gap = _raised_sentence(exercise, cases[first], outcomes[first]) if error else gaps[first]
+    message = sentences.first_failure(cases[first].label, gap)
     if len(failing) < len(cases):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
     mistake = recognise(exercise, cases, outcomes) if any(differences) else CHANGED_INPUT
+    if mistake is None and differences[first]:
+        mistake = diagnosis(exercise, cases, outcomes, expected, first)
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
-                           message + sentences.likely_mistake(mistake), mistake=mistake.name,
-                           said=mistake.message, case=cases[first].label)
-    error = outcomes[first].error
+                           message + sentences.likely_mistake(mistake) +
+                           (sentences.its_own_words(error) if error else ""),
+                           mistake=mistake.name, said=mistake.message, case=cases[first].label)
     if error:
-        message += sentences.what_the_error_means(exercise, error)
+        message += sentences.what_the_error_means(exercise, error) + sentences.its_own_words(error)
     return failed(exercise.id, message + sentences.try_a_hint(exercise), cases[first].label)
 
 

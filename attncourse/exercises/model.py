@@ -13,6 +13,7 @@ from typing import Callable, Optional
 import torch
 
 from attncourse.course import Notebook
+from attncourse.exercises.variants import VARIED, variants
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class Case:
     label: str
     args: tuple
     kwargs: dict = field(default_factory=dict)
+    #: a variant (:mod:`.variants`): the index of the case it varies, and the argument changed
+    base: Optional[int] = None
+    changed: Optional[str] = None
 
     def fresh_args(self):
         """Deep copies, so a function that edits its inputs in place cannot spoil later calls."""
@@ -69,6 +73,8 @@ class Exercise:
     learner_name: Optional[str] = None  # the learner's function name, if not the reference's
     #: optional behaviour test, judged after the cases pass
     behaviour: Optional[Behaviour] = None
+    #: whether :meth:`cases` adds variants of the first cases (:mod:`.variants`)
+    vary: bool = True
     #: what ``solution(id)``, ``attncourse solve`` and the nbgrader export show: the learner's
     #: function with the notebook's stub signature, self-contained so that it runs when pasted
     #: into the notebook (see :mod:`attncourse.exercises.solutions`)
@@ -79,7 +85,11 @@ class Exercise:
         return self.learner_name or self.reference.__name__
 
     def cases(self):
-        return self.make_cases()
+        """The exercise's cases, then the variants that change one argument of the first."""
+        cases = self.make_cases()
+        if not self.vary:
+            return cases
+        return cases + variants(self.reference, self.solution or self.reference, cases[:VARIED])
 
 
 def seeded_randn(*shape, seed=0):

@@ -117,6 +117,36 @@ def what_the_error_means(exercise, error):
     return f"\nWhat the error means — {error_meaning(exercise, error)}"
 
 
+def describe(value):
+    """A value as a message shows it: a tensor by its shape and dtype, a number as itself."""
+    if hasattr(value, "shape") and hasattr(value, "dtype"):
+        shape = "(" + ", ".join(str(s) for s in value.shape) + ")"
+        return f"{shape} {str(value.dtype).removeprefix('torch.')}"
+    if isinstance(value, (bool, int, float)) or value is None:
+        return repr(value)
+    return f"a {type(value).__name__}"
+
+
+def raised(error_type, names, args):
+    """The first line of a verdict whose call raised: the error's kind and this case's
+    inputs, in our words (the library's own text comes last, see :func:`its_own_words`)."""
+    inputs = ", ".join(f"`{n}` {describe(a)}" for n, a in zip(names, args))
+    return (f"your code raised {error_type} on this case's inputs ({inputs})" if inputs else
+            f"your code raised {error_type}")
+
+
+def its_own_words(error):
+    """The library's error text, quoted last, for whoever wants the detail."""
+    text = error.partition(": ")[2]
+    return f"\n(The error's own words: {text})" if text else ""
+
+
+def wrong_dtype(what, got, expected):
+    """A result of the right shape and the wrong dtype."""
+    return (f"{what} is {str(got).removeprefix('torch.')}, but should be "
+            f"{str(expected).removeprefix('torch.')}, as the inputs are")
+
+
 def try_a_hint(exercise):
     return f"\nTry `hint('{exercise.id}')` for a nudge."
 

@@ -1,0 +1,250 @@
+"""How a wrong result differs from the reference's, worked out from the two values and the case
+alone — for any exercise, with no probe written for the slip.
+
+Each function looks for one kind of difference and returns a :class:`~.model.Mistake` (a name
+and a sentence, no code) or ``None``: the result is the reference's times a constant the case
+names (√d_k, the number of heads, …); it is the reference with two axes swapped, flipped,
+shifted by one; it holds inf or NaN where the reference is finite; it is right except at
+some positions, and which; its shape has the right sizes in another order, or an axis too
+many or too few. Each sentence says what was observed on the case, never a guess at the code.
+"""
+
+import itertools
+import math
+from typing import Optional
+
+import torch
+
+from attncourse.exercises.model import Mistake
+
+#: the names of the findings, as verdicts and the class report carry them
+FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regrouped",
+            "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
+            "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused")
+
+# --------------------------------------------------------------------------------------
+# The sizes a case names: what a constant factor may be made of.
+# --------------------------------------------------------------------------------------
+
+
+def named_sizes(names, args):
+    """``[(value, "the last size of `query`"), …]``: every size of every tensor argument and
+    every whole-number argument of a case, described by where it comes from."""
+    found = []
+    for name, arg in zip(names, args):
+        if torch.is_tensor(arg) and arg.dim():
+            for axis, size in enumerate(arg.shape):
+                where = ("the last size" if axis == arg.dim() - 1 else f"size {axis}")
+                found.append((int(size), f"{where} of `{name}`"))
+        elif isinstance(arg, int) and not isinstance(arg, bool):
+            found.append((arg, f"`{name}`"))
+    return [(v, d) for v, d in found if v > 1]
+
+
+def _as_constant(ratio, sizes):
+    """``ratio`` in words when it is n, 1/n, √n or 1/√n of a size the case names, or 2, ½, −1."""
+    forms = [(lambda n: n, "{n}"), (lambda n: 1 / n, "1/{n}"), (lambda n: math.sqrt(n), "√{n}"),
+             (lambda n: 1 / math.sqrt(n), "1/√{n}")]
+    for value, where in sizes:
+        for form, text in forms:
+            if math.isclose(ratio, form(value), rel_tol=1e-3):
+                return f"{text.format(n=value)} ({value} is {where})"
+    for value, text in ((2.0, "2"), (0.5, "½"), (-1.0, "−1")):
+        if math.isclose(ratio, value, rel_tol=1e-3):
+            return text
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Shapes.
+# --------------------------------------------------------------------------------------
+
+
+def _shape(shape):
+    return "(" + ", ".join(str(s) for s in shape) + ")"
+
+
+def shape_finding(expected, got):
+    """Why ``got``'s shape is not ``expected``'s, when the two shapes alone tell."""
+    want, have = tuple(expected.shape), tuple(got.shape)
+    if sorted(want) == sorted(have) and len(want) > 1:
+        moved = [i for i, (a, b) in enumerate(zip(want, have)) if a != b]
+        return Mistake("axes_in_another_order", f"your result has the right sizes in another "
+                       f"order: {_shape(have)} where {_shape(want)} is wanted (axes "
+                       f"{', '.join(map(str, moved))} differ). Check the order of the axes in "
+                       f"each `transpose`, `permute` or `view`.")
+    for axis in range(len(have)):
+        if have[axis] == 1 and have[:axis] + have[axis + 1:] == want:
+            return Mistake("extra_axis", f"your result has an extra axis of length 1 at "
+                           f"position {axis}: {_shape(have)} where {_shape(want)} is wanted "
+                           f"(a `keepdim=True`, `unsqueeze` or `[:, None]` too many).")
+    for axis in range(len(want)):
+        if want[axis] == 1 and want[:axis] + want[axis + 1:] == have:
+            return Mistake("missing_axis", f"your result lacks the axis of length 1 at position "
+                           f"{axis}: {_shape(have)} where {_shape(want)} is wanted (keep it "
+                           f"with `keepdim=True`, or add it with `unsqueeze({axis})`).")
+    if math.prod(want) == math.prod(have):
+        return Mistake("values_regrouped", f"your result holds the right number of values in "
+                       f"another shape, {_shape(have)} where {_shape(want)} is wanted: the "
+                       f"axes were regrouped differently (`view`/`reshape`).")
+    return None
+
+
+# --------------------------------------------------------------------------------------
+# Values of the right shape.
+# --------------------------------------------------------------------------------------
+
+
+def _close(a, b, atol):
+    return a.shape == b.shape and torch.allclose(a, b, atol=atol, rtol=1e-4, equal_nan=True)
+
+
+def overflow_finding(expected, got):
+    """inf or NaN in the result where the reference is finite."""
+    bad = ~torch.isfinite(got) & torch.isfinite(expected)
+    if not bad.any():
+        return None
+    where = tuple(bad.nonzero()[0].tolist())
+    return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
+                   f"the reference is finite ({expected[where].item():.4g}): a step overflows "
+                   f"or divides 0 by 0 for these inputs — `exp` of a number above 88 is inf in "
+                   f"float32, and inf / inf is NaN. Subtract each row's maximum before `exp`, "
+                   f"or use the stable function PyTorch has for it.")
+
+
+def constant_finding(expected, got, sizes, atol):
+    """The result is the reference times one constant, or plus one constant."""
+    flat_e, flat_g = expected.double().flatten(), got.double().flatten()
+    norm = flat_e.dot(flat_e).item()
+    if norm > 1e-12:
+        ratio = flat_g.dot(flat_e).item() / norm
+        if not math.isclose(ratio, 1.0, rel_tol=1e-3) and _close(got.double(),
+                                                                   expected.double() * ratio, atol):
+            named = _as_constant(ratio, sizes)
+            said = (f"every value of your result is the reference's times {named}" if named
+                    else f"every value of your result is the reference's times {ratio:.4g}")
+            return Mistake("scaled_by_a_constant", said + ": a scale is missing, applied "
+                           "twice, or the wrong one (check each division and multiplication).")
+    shift = (flat_g - flat_e).mean().item()
+    if abs(shift) > atol and _close(got.double(), expected.double() + shift, atol):
+        return Mistake("shifted_by_a_constant", f"every value of your result is the "
+                       f"reference's plus {shift:.4g}: a constant is added or subtracted "
+                       f"that should not be (or is missing).")
+    return None
+
+
+def _rearrangements(expected):
+    """``(name, sentence, tensor)`` for the ways a result can be the reference rearranged."""
+    dims = expected.dim()
+    if dims >= 2 and expected.shape[-1] == expected.shape[-2]:
+        yield "transposed", "the reference with its last two axes swapped (transposed)", \
+            expected.transpose(-2, -1)
+    for axis in range(dims):
+        if expected.shape[axis] > 1:
+            yield "flipped", f"the reference reversed along axis {axis}", expected.flip(axis)
+    for perm in itertools.permutations(range(dims)):
+        if perm != tuple(range(dims)) and all(expected.shape[p] == expected.shape[i]
+                                              for i, p in enumerate(perm)):
+            swapped = [i for i, p in enumerate(perm) if i != p]
+            if len(swapped) == 2 and swapped[-1] - swapped[0] >= 1 and not (
+                    dims >= 2 and swapped == [dims - 2, dims - 1]):
+                yield "axes_swapped", (f"the reference with axes {swapped[0]} and "
+                                       f"{swapped[1]} swapped"), expected.permute(perm)
+
+
+def rearranged_finding(expected, got, atol):
+    """The result is the reference transposed, flipped or with two axes swapped."""
+    for name, sentence, candidate in _rearrangements(expected):
+        if _close(got, candidate, atol):
+            return Mistake(name, f"your result is {sentence}: check which axis each step "
+                           f"works along.")
+    return shifted_finding(expected, got, atol)
+
+
+def shifted_finding(expected, got, atol):
+    """The result is the reference moved by one position along one axis."""
+    for axis in range(expected.dim()):
+        size = expected.shape[axis]
+        if size < 3:
+            continue
+        head, tail = got.narrow(axis, 0, size - 1), got.narrow(axis, 1, size - 1)
+        for moved, reference_part, direction in (
+                (tail, expected.narrow(axis, 0, size - 1), "one position later"),
+                (head, expected.narrow(axis, 1, size - 1), "one position earlier")):
+            if _close(moved, reference_part, atol):
+                return Mistake("off_by_one", f"your result is the reference's moved "
+                               f"{direction} along axis {axis}: an index or a slice is off "
+                               f"by one.")
+    return None
+
+
+def where_finding(expected, got, atol):
+    """Right except at some positions: say which, by the axes where they lie."""
+    wrong = ~torch.isclose(got, expected, atol=atol, rtol=1e-4, equal_nan=True)
+    if expected.dim() == 0 or wrong.all() or not wrong.any():
+        return None
+    parts = []
+    for axis in range(expected.dim()):
+        others = [d for d in range(expected.dim()) if d != axis]
+        hit = wrong.any(dim=others) if others else wrong
+        positions = hit.nonzero().flatten().tolist()
+        if len(positions) < expected.shape[axis]:
+            last = expected.shape[axis] - 1
+            named = ["the last" if p == last else str(p) for p in positions[:4]]
+            more = f" and {len(positions) - 4} more" if len(positions) > 4 else ""
+            parts.append(f"index {', '.join(named)}{more} of axis {axis}")
+    if not parts:
+        return None
+    count, total = int(wrong.sum()), wrong.numel()
+    return Mistake("wrong_in_places", f"{count} of your result's {total} values are wrong, "
+                   f"all at {' and '.join(parts)}; the rest match. Look at what is special "
+                   f"there in this case's inputs (a masked or padded position, the first or "
+                   f"last row, a large score).")
+
+
+def value_finding(expected, got, sizes, atol):
+    """The first of the findings above that describes how ``got`` differs from ``expected``
+    (two float tensors of one shape and dtype), or ``None``."""
+    return (overflow_finding(expected, got) or constant_finding(expected, got, sizes, atol) or
+            rearranged_finding(expected, got, atol) or where_finding(expected, got, atol))
+
+
+def unchanged_finding(changed):
+    """The result did not move when the case changed the argument ``changed`` (and the
+    reference's did)."""
+    return Mistake("argument_unused", f"your result is the same when `{changed}` changes, but "
+                   f"it should change: does your function use `{changed}` (and not a value "
+                   f"from outside the function, such as a variable of the notebook or a "
+                   f"number written in)?")
+
+
+def first_tensor_pair(expected, got):
+    """The first pair of tensors that differ in two results, looking inside tuples."""
+    if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and \
+            len(expected) == len(got):
+        return next(((e, g) for e, g in zip(expected, got) if torch.is_tensor(e) and
+                     torch.is_tensor(g) and not _close_any(e, g)), (None, None))
+    return (expected, got) if torch.is_tensor(expected) and torch.is_tensor(got) else (None, None)
+
+
+def _close_any(e, g):
+    if e.shape != g.shape or e.dtype != g.dtype:
+        return False
+    if e.dtype == torch.bool:
+        return torch.equal(e, g)
+    return torch.allclose(g.double(), e.double(), atol=1e-5, rtol=1e-4, equal_nan=True)
+
+
+def finding(expected, got, sizes, atol) -> Optional[Mistake]:
+    """How a wrong result ``got`` differs from ``expected``, in one sentence, or ``None``."""
+    expected, got = first_tensor_pair(expected, got)
+    if expected is None:
+        return None
+    if expected.shape != got.shape:
+        return shape_finding(expected, got)
+    if expected.dtype != got.dtype or not expected.is_floating_point():
+        if expected.dtype == torch.bool and got.dtype == torch.bool:
+            return rearranged_finding(expected.float(), got.float(), 0) or where_finding(
+                expected.float(), got.float(), 0)
+        return None
+    return value_finding(expected, got, sizes, atol)

@@ -1,0 +1,86 @@
+"""Cases that separate right from nearly right without anyone listing the slips: each of an
+exercise's first cases again with one argument changed — a tensor moved by seeded noise, a
+number or a size changed, an argument left at its default given another value. A function
+that ignores an argument, or uses a value from outside it, gives the same result on both;
+the reference does not (a variant is kept only where the reference's result changes)."""
+
+import dataclasses
+import inspect
+
+import torch
+
+#: how many of an exercise's cases are varied (the first ones: the small, plain cases)
+VARIED = 2
+
+
+def _changed(value, generator):
+    """``value`` changed a little, or ``None`` when it is not a kind that can be."""
+    if isinstance(value, bool) or value is None:
+        return None
+    if isinstance(value, int):
+        return value + 1
+    if isinstance(value, float):
+        return value * 1.7 if value else 0.5
+    if torch.is_tensor(value) and value.is_floating_point():
+        noise = torch.randn(value.shape, generator=generator, dtype=torch.float32)
+        return value + noise.to(value.dtype) * (value.float().std().nan_to_num(1.0) + 0.1)
+    return None
+
+
+def _reference_on(reference, args, kwargs):
+    """The reference's result, or ``None`` when it refuses the inputs."""
+    try:
+        with torch.no_grad():
+            return reference(*args, **kwargs)
+    except Exception:
+        return None
+
+
+def _same(a, b):
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
+    if torch.is_tensor(a) and torch.is_tensor(b):
+        return a.shape == b.shape and torch.equal(a, b)
+    return a == b
+
+
+def _parameters(reference):
+    try:
+        return list(inspect.signature(reference).parameters.values())
+    except (TypeError, ValueError):
+        return []
+
+
+def variants(reference, learner_form, cases, seed=0):
+    """Each of ``cases`` again with one argument changed, where that changes the reference's
+    result; labelled by what changed, and knowing which case it varies (``base``). The
+    arguments are named, and defaults found, in ``learner_form`` — the function with the
+    stub's signature (a reference may take more than the learner's function does)."""
+    generator = torch.Generator().manual_seed(seed)
+    parameters = _parameters(learner_form)
+    found = []
+    for index, case in enumerate(cases):
+        args, kwargs = case.fresh_args()
+        original = _reference_on(reference, args, kwargs)
+        if original is None:
+            continue
+        changes = [(p.name, position) for position, p in enumerate(parameters[:len(args)])]
+        # an argument the case leaves at its default is given another value, in its place
+        if len(parameters) == len(args) + 1 and not kwargs:
+            changes.append((parameters[len(args)].name, len(args)))
+        for name, position in changes:
+            new_args, new_kwargs = case.fresh_args()
+            old = new_args[position] if position < len(new_args) else parameters[position].default
+            new = _changed(old, generator)
+            if new is None or new is inspect.Parameter.empty:
+                continue
+            new_args = (*new_args[:position], new, *new_args[position + 1:])
+            result = _reference_on(reference, new_args, new_kwargs)
+            if result is None or _same(result, original):
+                continue
+            what = (f"other values in `{name}`" if torch.is_tensor(new) else
+                    f"`{name}` = {new!r}")
+            found.append(dataclasses.replace(case, label=f"{case.label}, with {what}",
+                                             args=new_args, kwargs=new_kwargs, base=index,
+                                             changed=name))
+    return found
