@@ -8,8 +8,9 @@
 # Every query scores every key, so a sequence of $T$ tokens has a $T \times T$ score matrix — per
 # head, per layer. At a few hundred tokens that is nothing; at 32,768 tokens one float32 matrix
 # is 4 GiB. Real systems do not give up long contexts: they **change the schedule of the
-# computation**, not its result. This notebook measures the problem on your CPU and builds the
-# three fixes that every modern language model uses.
+# computation**, not its result. This notebook measures the problem on your CPU and builds three
+# fixes that modern language models rely on: tiled attention and the KV cache nearly all of them,
+# grouped-query attention many recent ones (not all).
 #
 # **In this notebook you will learn**
 # - how much memory naive attention really needs, measured, and why it grows with $T^2$;
@@ -192,12 +193,16 @@ check("online_softmax_update", online_softmax_update)
 # %% [markdown]
 # ## 3 · Tiled attention: FlashAttention's schedule
 #
-# FlashAttention (Dao et al., 2022) puts the online softmax inside two loops. The **outer** loop
-# takes a block of queries; the **inner** loop walks through the blocks of keys and values,
-# computes one `(block, block)` tile of scores, folds it into the state of those queries, and
-# throws the tile away. Memory holds a few tiles, never the whole matrix. A causal mask gives a
-# bonus: tiles entirely above the diagonal are hidden for every query in them, so they are
-# skipped — close to half of the work on long sequences.
+# FlashAttention (Dao et al., 2022) puts the online softmax inside two loops. We run them in the
+# order of FlashAttention-2 (Dao, 2023): the **outer** loop takes a block of queries; the **inner**
+# loop walks through the blocks of keys and values, computes one `(block, block)` tile of scores,
+# folds it into the state of those queries, and throws the tile away. (The first FlashAttention
+# ran the loops the other way round: blocks of keys and values outside, blocks of queries inside,
+# each query block's running max, sum and output read from main memory and written back at every
+# step. With the queries outside, that state stays on the chip for the whole inner loop, and
+# different query blocks can run in parallel.) Memory holds a few tiles, never the whole matrix.
+# A causal mask gives a bonus: tiles entirely above the diagonal are hidden for every query in
+# them, so they are skipped — close to half of the work on long sequences.
 #
 # Here is one head's causal score matrix cut into 16 × 16 tiles (blank = masked):
 
@@ -361,8 +366,8 @@ model.eval()
 print(f"held-out exact match after 120 steps: {history.exact_match:.0%}")
 
 # %% [markdown]
-# Good enough for most sentences, not all. Cached and uncached greedy decoding must give **the
-# same tokens**:
+# Most held-out sentences, not all (notebook 05's 200 steps get nearly all of them). Cached and
+# uncached greedy decoding must give **the same tokens**:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -379,6 +384,13 @@ for (german, _), ids in list(zip(corpus.heldout, fast))[:3]:
     print(f"{german:<36} → {detokenize(words)}")
 
 # %% [markdown]
+# Not all of them are right. In the run stored here *Die Tasche ist gelb.* came out as *The yellow
+# bag is yellow.* instead of *The bag is yellow.*: the colour twice. Greedy decoding takes the
+# likeliest next word at every step and never goes back, and a small model trained for a few
+# seconds often repeats itself that way (notebook 08's GPT falls into whole loops). Your run may
+# miss other sentences. The cache changes none of this: it gives the same tokens, right or wrong,
+# only faster.
+#
 # Translations end after about ten tokens, where there is little to save. The saving grows with
 # the length of what is generated: without a cache, step $t$ runs the decoder on $t$ tokens, so
 # $n$ tokens cost about $n^2/2$ token-passes; with it, $n$. Here 8 sentences are decoded to a fixed
@@ -478,18 +490,19 @@ for name, kv_heads in (("multi-head (64 kv heads)", 64), ("grouped-query (8)", 8
 # 64, float16) by the naive formula, by our tiled attention with 256 × 256 tiles and by SDPA's
 # FlashAttention kernel, with the time and the memory of each. On a CPU it says why it skipped.
 #
-# On an NVIDIA H200 with torch 2.11 we measured: the naive formula **1.9 ms**, our tiled attention
-# **78 ms**, SDPA's flash kernel **0.08 ms**. On a GPU our tiling is some 40 times *slower* than the
-# formula it was meant to beat, while FlashAttention — the same tiling — is 24 times faster than
-# it. The algorithm is the same; what differs is who runs the loop. Ours is a Python loop: each of
-# the 136 tiles the causal mask leaves visible costs more than a dozen separate kernel launches
-# (two matrix products, a maximum, exponentials, sums, rescalings), and asking whether a tile is
-# hidden (`tile_mask.any()`) makes Python wait for the GPU, 256 times per call. A launch takes a
-# few microseconds, and so does a GPU this fast on one 256 × 256 tile: it spends most of the 78 ms
-# waiting for its next small job. The naive formula is a handful of large kernels that keep the
-# GPU busy. FlashAttention runs the whole double loop inside *one* kernel, each tile's scores kept
-# in the chip's fast on-chip memory and never written out. Our tiled attention is there to be
-# read — the online softmax over tiles, memory that grows with $T$ — not to be fast.
+# Measured on an H200 with torch 2.11 (see docs/benchmarks.md, which records where these figures
+# come from): the naive formula **1.9 ms**, our tiled attention **78 ms**, SDPA's flash kernel
+# **0.08 ms**. On a GPU our tiling is some 40 times *slower* than the formula it was meant to beat,
+# while FlashAttention — the same tiling — is 24 times faster than it. The algorithm is the same;
+# what differs is who runs the loop. Ours is a Python loop: each of the 136 tiles the causal mask
+# leaves visible costs more than a dozen separate kernel launches (two matrix products, a maximum,
+# exponentials, sums, rescalings), and asking whether a tile is hidden (`tile_mask.any()`) makes
+# Python wait for the GPU, 256 times per call. A launch takes a few microseconds, and so does a GPU
+# this fast on one 256 × 256 tile: it spends most of the 78 ms waiting for its next small job. The
+# naive formula is a handful of large kernels that keep the GPU busy. FlashAttention runs the whole
+# double loop inside *one* kernel, each tile's scores kept in the chip's fast on-chip memory and
+# never written out. Our tiled attention is there to be read — the online softmax over tiles, memory
+# that grows with $T$ — not to be fast.
 
 # %%
 if torch.cuda.is_available():
@@ -551,14 +564,15 @@ quiz.show("07")
 # - The **online softmax** keeps, per query, a running max $m$, a running sum $\ell$ and an
 #   unnormalised output $O$. When a block raises the max to $m'$, both $\ell$ and $O$ are multiplied
 #   by $e^{m - m'}$; at the end the output is $O/\ell$ — exact, not approximate.
-# - **Tiled attention** (FlashAttention's schedule) runs it over tiles of queries × keys, never
-#   holding the full matrix, and skips tiles a causal mask hides entirely. Same result for every
-#   block size; memory grows with $T$, not $T^2$. In Python on a CPU its speed depends on the machine:
-#   slower than the naive formula on short sequences, often faster on long ones, where the naive
-#   formula's $T \times T$ tensors no longer fit in the caches. PyTorch's fused SDPA kernel does
-#   the same in compiled code and is both smallest and fastest. On a GPU our Python loop of small
-#   kernels is the bottleneck: 78 ms, against 1.9 ms for the naive formula and 0.08 ms for
-#   FlashAttention's single kernel (an H200, 4,096 tokens, float16).
+# - **Tiled attention** (FlashAttention's tiling, in FlashAttention-2's loop order: query blocks
+#   outside, key/value blocks inside) runs it over tiles of queries × keys, never holding the full
+#   matrix, and skips tiles a causal mask hides entirely. Same result for every block size; memory
+#   grows with $T$, not $T^2$. In Python on a CPU its speed depends on the machine: slower than the
+#   naive formula on short sequences, often faster on long ones, where the naive formula's
+#   $T \times T$ tensors no longer fit in the caches. PyTorch's fused SDPA kernel does the same in
+#   compiled code and is both smallest and fastest. On a GPU our Python loop of small kernels is the
+#   bottleneck: 78 ms, against 1.9 ms for the naive formula and 0.08 ms for FlashAttention's single
+#   kernel (4,096 tokens, float16; measured on an H200 with torch 2.11, see docs/benchmarks.md).
 # - A **KV cache** keeps each layer's past keys and values, so a decoder computes only the new
 #   token at each step: identical output, and a speed-up that grows with the length generated.
 # - **Grouped-query attention** shares each key/value head among a group of query heads; the
