@@ -424,6 +424,19 @@ def clear_solutions(source):
     return "\n".join(out)
 
 
+def test_the_autograders_check_records_nothing(tmp_path, monkeypatch):
+    """nbgrader runs the learner's notebook to grade it: its checks must leave no trace in
+    a progress file (the Recorder seam: the setup cell binds the no-op one)."""
+    monkeypatch.setenv("ATTNCOURSE_HOME", str(tmp_path))
+    monkeypatch.setenv(ASSIGNMENT_MODE, "")
+    namespace = {}
+    exec(SETUP_SOURCE, namespace)
+    assert namespace["_autograder_check"]("softmax", get("softmax").solution).passed
+    assert not (tmp_path / "progress.json").exists()
+    assert check("softmax", get("softmax").solution).passed  # a learner's own check records
+    assert (tmp_path / "progress.json").exists()
+
+
 def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, monkeypatch):
     monkeypatch.setenv(ASSIGNMENT_MODE, "")  # the setup cell sets it; the test puts it back
     written = export_nbgrader(tmp_path)

@@ -10,6 +10,7 @@ import attncourse as ac
 from attncourse.exercises import all_exercises
 from attncourse.exercises.diagnose import FINDINGS
 from attncourse.exercises.engine import CHANGED_INPUT, COMMON_MISTAKES
+from attncourse.progress_file import NOWHERE
 
 EXERCISES = {e.id: e for e in all_exercises()}
 ALL_SLIPS = {id_: {**SLIPS.get(id_, {}), **SECOND_ROUND.get(id_, {})} for id_ in EXERCISES}
@@ -18,7 +19,7 @@ EACH = [(id_, fn, name) for id_, slips in ALL_SLIPS.items() for fn, name in slip
 
 @cache
 def result(exercise_id, fn):
-    return ac.check(exercise_id, fn)
+    return ac.check(exercise_id, fn, recorder=NOWHERE)
 
 
 def message_of(exercise_id, name):

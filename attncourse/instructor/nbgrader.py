@@ -48,11 +48,15 @@ def solution_cell(exercise):
 
 SETUP_SOURCE = f"""\
 # Assignment setup (locked): solutions are switched off in this notebook, and the autograder
-# tests use the `check` bound here, before any cell of yours runs.
+# tests use the `check` bound here, before any cell of yours runs; it records nothing.
+import functools
 import os
 
 os.environ["{ASSIGNMENT_MODE}"] = "1"
-from attncourse.exercises import check as _autograder_check"""
+from attncourse.exercises import check as _check
+from attncourse.progress_file import NOWHERE as _NOWHERE
+
+_autograder_check = functools.partial(_check, recorder=_NOWHERE)"""
 
 
 def autograder_source(exercise):
