@@ -71,6 +71,10 @@ viz.setup()
 # `random.Random` draws the same choices everywhere, so every learner gets the same text, byte for
 # byte — the fingerprint below proves it. The last tenth of the stories is the **validation**
 # text, never trained on.
+#
+# Despite its name, `tiny_stories()` is not the *TinyStories* data set (Eldan & Li, 2023), the
+# short stories written by GPT-3.5 and GPT-4 that small language models are often trained on: it is
+# this small corpus, generated on your machine by the course's grammar, and nothing is downloaded.
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -139,12 +143,13 @@ print(bpe.tokens(first_story[:58]))
 
 # %% [markdown]
 # The trade is measured above. With 500 merges a token is 3.68 characters on average: a window of
-# 128 tokens holds 3.68 times more story, and the $T \times T$ attention matrix for the same text
-# is $3.68^2 \approx 13.5$ times smaller. The price is a vocabulary ten times larger — more rows
-# in the embedding and the output layer, each seen less often in training — and tokens the model
-# cannot look inside (it never learns that ` named` and ` name` share four letters). GPT-2 settled
-# on 50,257 tokens. This notebook stays with characters: a small vocabulary, a model that learns
-# spelling in seconds, and every prediction easy to read.
+# 128 tokens holds 3.68 times more story, and the $T \times T$ attention matrix for the same text is
+# $3.68^2 \approx 13.5$ times smaller. The price is a vocabulary ten times larger — more rows in the
+# embedding and the output layer, each seen less often in training — and tokens the model cannot
+# look inside (nothing in the ids of ` named` and ` name` says that they share four letters: the
+# model can relate them only through the contexts they appear in). GPT-2 settled on 50,257 tokens.
+# This notebook stays with characters: a small vocabulary, a model that learns spelling in seconds,
+# and every prediction easy to read.
 #
 # ## 4 · Next-token prediction: the whole training signal
 #
@@ -245,8 +250,9 @@ print(f"without tying: {untied.num_parameters():,} parameters "
 # **The block equals PyTorch's.** With plain (not rotary) attention, one block is an
 # `EncoderLayer`, and notebook 05's `from_torch` copies the weights of a
 # `nn.TransformerEncoderLayer(norm_first=True)` into one. Given the same causal mask — PyTorch's
-# boolean masks mean *blocked*, so we pass its own `generate_square_subsequent_mask` — both compute
-# the same function:
+# boolean masks mean *blocked*, so we pass the mask PyTorch builds itself,
+# `generate_square_subsequent_mask` — not booleans but a float mask, 0 where a query may look and
+# −∞ above the diagonal, added to the scores — and both compute the same function:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -399,10 +405,16 @@ except ac.CourseError as error:
 #
 # How does each tell positions apart? Below, for 32 positions: the learned table's vectors compared
 # with each other (cosine similarity, after training), the sinusoidal vectors' dot products, and
-# the rotary score of one fixed query and key placed at every pair of positions. Only the last is
-# constant along every diagonal — it depends on the distance alone.
+# the rotary score of one fixed query and key placed at every pair of positions. The last two are
+# constant along every diagonal: they depend on the distance alone. For the sinusoidal vectors that
+# is exact, $PE_m \cdot PE_n = \sum_i \cos\big(\omega_i (m - n)\big)$. The difference is where the
+# distance enters. Sinusoidal vectors are *added* to the characters' embeddings, and a head scores
+# $(x_m + PE_m) W^Q \cdot (x_n + PE_n) W^K$: its projections and the cross terms with the characters
+# mean that the score a head computes is no longer a function of $m - n$ alone. Rotary rotates the
+# query and the key inside the head, so every head's score of any query and key depends on their
+# distance only (the first check of this section).
 
-# %% attncourse={"alt": "Three 32 by 32 heatmaps of positions against positions: the learned position vectors' cosine similarity, high near the diagonal; the sinusoidal vectors' dot products, largest on the diagonal and falling off with distance; the rotary score of one query and key at every pair of positions, constant along each diagonal."}
+# %% attncourse={"alt": "Three 32 by 32 heatmaps of positions against positions: the learned position vectors' cosine similarity, high near the diagonal; the sinusoidal vectors' dot products, largest on the diagonal, falling off with distance and constant along each diagonal; the rotary score of one query and key at every pair of positions, constant along each diagonal."}
 learned_table = F.normalize(short["learned"].position.weight.detach(), dim=-1)  # (32, 64)
 sines = sinusoidal_positions(32, 64)
 rotary_scores = torch.tensor([[rotary_score(m, n) for n in range(32)] for m in range(32)])
@@ -439,7 +451,7 @@ history = gpt.train_lm(model, train_ids, val_ids, steps=300, batch_size=16, lr=1
 # schedule but **no warm-up** — the full 0.01 from the first step. Its first 100 steps tell the
 # story:
 
-# %% attncourse={"alt": "Three plots: the learning rate per step, rising over 30 steps then falling to zero, and without warm-up starting at its peak; the training loss of the first 100 steps, where the run without warm-up falls faster at first, then stalls above the warmed-up run; train and validation bits per character over 300 steps, falling below the bigram and trigram baselines."}
+# %% attncourse={"alt": "Three plots: the learning rate per step, rising over 30 steps then falling to zero, and without warm-up starting at its peak; the training loss of the first 100 steps, where the run without warm-up falls faster at first, then keeps falling more slowly and ends above the warmed-up run; train and validation bits per character over 300 steps, falling below the bigram and trigram baselines."}
 torch.manual_seed(0)
 cold = gpt.GPT(config)
 cold_history = gpt.train_lm(cold, train_ids, steps=100, schedule=300, batch_size=16, lr=1e-2,
@@ -492,11 +504,13 @@ print("validation below the trigram baseline by more than half a bit per charact
 
 
 # %% [markdown]
-# Without warm-up the loss falls faster for the first dozen steps — the full rate at once — and
-# then stalls, far behind its twin, which started slowly and overtook it. Both runs saw the same
-# batches from the same initial weights; only the first 30 learning rates differ. (Notebook 05 noted that pre-norm transformers *tolerate* a short warm-up
-# or none; that holds at a gentler peak rate — try `lr=3e-3` without warm-up. Warm-up is what lets
-# us use the higher rate that trains fastest.)
+# Without warm-up the loss falls faster for the first dozen steps — the full rate at once — and then
+# keeps falling, but more slowly (the *no warm-up* curve of the middle plot): its twin, which
+# started slowly, overtakes it and is ahead by more than 0.3 nats over steps 76–100 (the check
+# above). Both runs saw the same batches from the same initial weights; only the first 30 learning
+# rates differ. (Notebook 05 noted that pre-norm transformers *tolerate* a short warm-up or none;
+# that holds at a gentler peak rate — try `lr=3e-3` without warm-up. Warm-up is what lets us use the
+# higher rate that trains fastest.)
 #
 # The finished model predicts the validation text more than half a bit per character better than
 # the trigram. Where does the gain come from? From context the trigram cannot see. Section 7's
@@ -688,12 +702,16 @@ for hero, he in (("Max", "he"), ("Luna", "she"), ("Pip", "he"), ("Greta", "she")
           + ", ".join(f"{tok.itos[i]} {p:.0%}" for p, i in zip(best.values.tolist(), best.indices.tolist())))
 
 # %% [markdown]
-# In the run stored here the answer barely depends on the hero: the model gives every name about
-# its usual share. Copying a name from a hundred characters back is exactly what attention can
-# do — one head finds the earlier name, another copies what followed it — but 300 steps of
-# training on a two-block model are not enough to learn it. It is a matter of training: in our
-# runs, a four-block model trained for 1,500 steps of 32 windows (about three minutes on one CPU
-# core; `benchmarks/bench_gpt.py` measures it) gives the hero's initial most of the probability.
+# In the run stored here the answer barely depends on the hero: the model gives every name about its
+# usual share. Copying a name from a hundred characters back is exactly what attention can do — one
+# head finds the earlier name, another copies what followed it. That two-layer circuit has a name,
+# **induction heads** (Olsson et al., 2022, *In-context learning and induction heads*): a head in an
+# earlier block marks each position with the character just before it; a head in a later block then
+# looks for the positions just after an earlier occurrence of the current character, and copies what
+# it finds there. Our model has the two blocks it needs, but 300 steps of training are not enough to
+# learn it. It is a matter of training: in our runs, a four-block model trained for 1,500 steps of
+# 32 windows (about three minutes on one CPU core; `benchmarks/bench_gpt.py` measures it) gives the
+# hero's initial most of the probability.
 #
 # ## 12 · On a GPU (optional)
 #
@@ -742,7 +760,7 @@ quiz.show("08")
 #   embeddings rotate queries and keys so that scores depend on the distance only — measured here
 #   to learn fastest. None of the three extrapolates well past the trained length.
 # - A **warm-up** of the learning rate lets training use a high peak rate; without it the same
-#   run stalls.
+#   run falls faster for a dozen steps, then more slowly, and ends its first 100 steps far behind.
 # - **Writing**: greedy, or sampling with a **temperature** (sharper below 1, flatter above) and
 #   **top-k** (cut the tail); notebook 07's **KV cache** gives the same tokens faster.
 #
@@ -760,6 +778,11 @@ quiz.show("08")
 #   (2021); O. Press et al., [*Train Short, Test Long*](https://arxiv.org/abs/2108.12409) (ALiBi,
 #   2022) on extrapolation; S. Chen et al., [*Extending Context Window of Large Language Models via
 #   Positional Interpolation*](https://arxiv.org/abs/2306.15595) (2023).
+# - C. Olsson et al., [*In-context Learning and Induction Heads*](https://arxiv.org/abs/2209.11895)
+#   (2022) — the two-head circuit that copies from earlier in the context.
+# - R. Eldan, Y. Li, [*TinyStories: How Small Can Language Models Be and Still Speak Coherent
+#   English?*](https://arxiv.org/abs/2305.07759) (2023) — the data set our `tiny_stories()` is
+#   *not*: stories written by GPT-3.5 and GPT-4 to train small models.
 # - A. Holtzman et al., [*The Curious Case of Neural Text Degeneration*](https://arxiv.org/abs/1904.09751)
 #   (2020) — why greedy text loops, and nucleus (top-p) sampling.
 # - Try: `positions="none"` (a causal model can infer positions by itself — how well?), a larger
