@@ -5,16 +5,17 @@
 #
 # ![One GPU program per block of queries: it reads its queries from the GPU's main memory once, streams blocks of keys and values through on-chip memory while a running max, sum and output stay in registers, and writes its output rows once; the score tiles it computes, with those right of the causal diagonal skipped](attachment:09_flash_attention_triton.png)
 #
-# Notebook 07 built FlashAttention's schedule — tiles of scores, an online softmax — in PyTorch.
-# It is exact and needs little memory, but on a GPU it is **slow**: every tile costs a handful of
-# PyTorch operations, each one a separate GPU kernel launched from Python that reads its inputs
-# from the GPU's main memory and writes its result back. On an H200 at 4,096 tokens (float16) it
-# took 78 ms where the naive formula takes 1.9 ms and PyTorch's own FlashAttention kernel 0.08 ms.
-# The idea pays off only as **one fused kernel** that keeps a tile on the chip from the moment it
-# is computed to the moment it is used. Here you write that kernel, in
-# [Triton](https://triton-lang.org), a Python dialect for GPU kernels that ships with PyTorch on
-# Linux — and check it on this CPU: Triton's **interpreter** runs a kernel one program instance
-# at a time, with NumPy.
+# Notebook 07 built FlashAttention's schedule — tiles of scores, an online softmax — in PyTorch. It
+# is exact and needs little memory, but on a GPU it is **slow**: every tile costs a handful of
+# PyTorch operations, each one a separate GPU kernel launched from Python that reads its inputs from
+# the GPU's main memory and writes its result back. At 4,096 tokens (float16) it took 78 ms where
+# the naive formula takes 1.9 ms and PyTorch's own FlashAttention kernel 0.08 ms (measured on an
+# H200 with torch 2.11; see docs/benchmarks.md). The idea pays off only as **one fused kernel** that
+# keeps a tile on the chip from the moment it is computed to the moment it is used. Here you write
+# that kernel, in [Triton](https://triton-lang.org), a Python dialect for GPU kernels — PyTorch's
+# CUDA wheels for Linux install it with them, the CPU-only wheel does not (there,
+# `pip install triton` adds it) — and check it on this CPU: Triton's **interpreter** runs a kernel
+# one program instance at a time, with NumPy.
 #
 # **In this notebook you will learn**
 # - Triton's model in five minutes: program instances, `tl.program_id`, offsets and masks,
@@ -29,8 +30,9 @@
 #   GPU (a cell that runs where there is one);
 # - why the backward pass recomputes the weights instead of storing them.
 #
-# *Measure, don't assert:* this notebook runs on a CPU; the GPU numbers come from
-# `benchmarks/bench_flash_triton.py` on a GPU, recorded in `docs/benchmarks.md`.
+# *Measure, don't assert:* this notebook runs on a CPU; the GPU numbers it quotes are recorded in
+# `docs/benchmarks.md`, which says where each was measured, and `benchmarks/bench_flash_triton.py`
+# adds the full race there when it runs on a GPU.
 
 # %% attncourse={"setup": "install"}
 # Installs the course package when this kernel does not have it (Colab, a fresh
@@ -68,8 +70,9 @@ print(fl.status())
 # %% [markdown]
 # `TRITON_INTERPRET=1` must be set before Triton is first imported: Triton decides then, once for
 # the whole session, whether kernels are compiled or interpreted. Where Triton is not installed
-# (macOS, Windows) the line above says so: the kernels below then cannot run, and the cells that
-# launch one print a line instead — read the code, and try it on Linux or Colab.
+# (macOS, Windows, or Linux with PyTorch's CPU-only wheel until you `pip install triton`) the line
+# above says so: the kernels below then cannot run, and the cells that launch one print a line
+# instead — read the code, and try it on Linux or Colab.
 #
 # `fl.DEVICE` is where a kernel's tensors must live: `"cpu"` for the interpreter, `"cuda"` when
 # kernels are compiled for a GPU (a compiled kernel reads GPU memory only).
@@ -371,11 +374,14 @@ for seq in (1024, 4096, 16384):
 # (dense), but its main memory (HBM) delivers only 4.8 · 10¹² bytes per second to them. A kernel that does fewer than $989 / 4.8 \approx 206$ FLOPs per byte it
 # moves waits for memory: it is **memory-bound**, whatever its FLOP count.
 #
-# The naive formula runs as three kernels — scores, softmax, weights × values — and each writes
-# a $T \times T$ matrix to memory that the next reads back. The fused kernel reads each query
-# block once, the keys and values once per query block, and writes the output once; the $T \times
-# T$ matrices never leave the chip. `fl.memory_traffic` counts both (one head, $d = 64$, float16,
-# query blocks of 128):
+# The naive formula runs as at least three kernels — scores, softmax, weights × values — and each
+# writes a $T \times T$ matrix to memory that the next reads back. The fused kernel reads each query
+# block once, the keys and values once per query block, and writes the output once; the
+# $T \times T$ matrices never leave the chip. `fl.memory_traffic` counts both (one head, $d = 64$,
+# float16, query blocks of 128), the naive formula as that three-kernel minimum: a lower bound. The
+# course's own `attention` launches more — it scales the scores, masks them, and its softmax takes
+# a maximum, subtracts it, exponentiates, sums and divides, each a pass over a $T \times T$
+# matrix. The counts:
 
 # %%
 # NBVAL_CHECK_OUTPUT
@@ -448,7 +454,12 @@ else:
 # denominator, $L_i = \log \sum_j e^{S_{ij}}$ (it is $m_i + \log \ell_i$, from the state the forward
 # pass ends with). In the backward pass each tile recomputes its scores $S$ from $Q$ and $K$, and
 # then $P = e^{S - L}$ exactly — no max, no sum, no second pass over the row. That costs the FLOPs
-# of $QK^\top$ again, which a compute-bound kernel can afford; it saves the bytes, which it cannot.
+# of $QK^\top$ a second time, and it is still the faster way. Storing $P$ would mean writing a
+# $T \times T$ matrix per head in the forward pass and reading it back in the backward pass: the
+# naive formula's traffic, at its ~30 FLOPs per byte (section 4), which would make the backward pass
+# memory-bound. Recomputing $S$ from tiles of $Q$ and $K$ already on the chip keeps the backward
+# pass at the fused kernel's intensity, where the extra FLOPs cost less time than moving the bytes
+# they replace would.
 #
 # `fl.flash_attention(..., return_lse=True)` returns $L$ too. From it alone, the weights come
 # back:
