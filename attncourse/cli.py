@@ -80,7 +80,7 @@ def _grade(args):
 
 
 def _reset(args):
-    from attncourse.instructor.reset import reset
+    from attncourse.fresh_copies import reset
 
     backup = reset(args.notebook)
     print(f"{args.notebook} is the course's original again." +
@@ -89,7 +89,7 @@ def _reset(args):
 
 
 def _fetch(args):
-    from attncourse.instructor.reset import fetch
+    from attncourse.fresh_copies import fetch
 
     copied, kept = fetch(args.folder)
     print(f"copied {len(copied)} files into {args.folder}; open notebooks/00_welcome.ipynb.")

@@ -23,8 +23,8 @@ from pathlib import Path
 import nbformat
 
 from attncourse import links
+from attncourse.cells import INSTALL_MARK, is_install_cell
 
-INSTALL_MARK = "install"  # cell.metadata["attncourse"]["setup"]
 COLAB_LINE = re.compile(r"^\[Open in Colab\]\(https://colab\.research\.google\.com/[^)]*\).*\n?",
                         re.M)
 IMAGE = re.compile(r"!\[([^\]]*)\]\((?:\.\./assets/|attachment:)([^)\s]+)\)")
@@ -46,10 +46,6 @@ def install_source():
             "    from IPython import get_ipython\n"
             "\n"
             f'    get_ipython().run_line_magic("pip", "install --quiet {links.pip_source()}")')
-
-
-def is_install_cell(cell):
-    return cell.get("metadata", {}).get("attncourse", {}).get("setup") == INSTALL_MARK
 
 
 def _encoded(path):

@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 
 from attncourse import links
+from attncourse.cells import is_install_cell, is_quiz_cell, is_solution_cell
 from attncourse.course import NOTEBOOKS
 
 WIDGET_NOTE = ('<p class="attncourse-widget-note"><i>🎛 Interactive control — open this '
@@ -43,11 +44,6 @@ def _is_widget(output):
     return "application/vnd.jupyter.widget-view+json" in data
 
 
-def is_install_cell(cell):
-    """The notebook's "install the course if missing" cell (see :mod:`attncourse.notebook_form`)."""
-    return cell.get("metadata", {}).get("attncourse", {}).get("setup") == "install"
-
-
 def prepare(nb, number):
     """Rewrite one notebook for the site (changes ``nb`` in place and returns it)."""
     from attncourse.quiz import static_html
@@ -65,9 +61,9 @@ def prepare(nb, number):
         alt = cell.metadata.get("attncourse", {}).get("alt")
         if alt:
             cell.metadata.setdefault("mystnb", {}).setdefault("image", {})["alt"] = alt
-        if "quiz.show(" in cell.source:
+        if is_quiz_cell(cell):
             cell.outputs = [_html_output(static_html(number))]
-        elif "solution(" in cell.source:
+        elif is_solution_cell(cell):
             cell.outputs = []
         else:
             cell.outputs = [_html_output(WIDGET_NOTE) if _is_widget(o) else o
@@ -206,8 +202,8 @@ def _missing_tools():
 def build_site(out_dir, root=None, log=None):
     """Write the website into ``out_dir`` (index.html, one page per notebook, search,
     _static/); returns ``[(title, "NN_name.html"), ...]`` in notebook order."""
+    from attncourse.course_files import course_root
     from attncourse.errors import CourseError
-    from attncourse.instructor.course_files import course_root
 
     missing = _missing_tools()
     if missing:

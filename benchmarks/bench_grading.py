@@ -16,7 +16,7 @@ from pathlib import Path
 
 from common import table
 
-from attncourse.instructor.course_files import course_notebook
+from attncourse.course_files import course_notebook
 from attncourse.instructor.grade import grade
 from attncourse.instructor.sandbox import check_sandbox
 from attncourse.instructor.solve import solve

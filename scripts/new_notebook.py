@@ -692,7 +692,7 @@ def plot_scaled(factor):
 viz.interact(plot_scaled, factor=widgets.FloatSlider(value=2.0, min=-2.0, max=2.0, step=0.5,
                                                      description="factor"))""", {}),
         ("markdown", "## Quiz", {}),
-        ("code", f'quiz.show("{nb.number}")', {}),
+        ("code", f'quiz.show("{nb.number}")', {"attncourse": {"quiz": True}}),
         ("markdown", f"""\
 ## Summary
 - {todo}:

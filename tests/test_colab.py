@@ -10,7 +10,7 @@ import matplotlib
 import nbformat
 import pytest
 
-from attncourse import links, notebook_form
+from attncourse import cells, links, notebook_form
 
 matplotlib.use("Agg")
 
@@ -69,7 +69,7 @@ def test_the_install_cell_does_nothing_where_the_course_is_installed():
 def test_the_form_is_idempotent_and_keeps_other_cells(tmp_path):
     source = NOTEBOOKS[0]
     nb = nbformat.read(source, as_version=4)
-    nb.cells = [c for c in nb.cells if not notebook_form.is_install_cell(c)]  # as before it
+    nb.cells = [c for c in nb.cells if not cells.is_install_cell(c)]  # as before it
     for c in nb.cells:
         if c.cell_type == "code":
             c.execution_count -= 1

@@ -14,8 +14,8 @@ import nbformat
 
 import attncourse as ac
 from attncourse.course import NOTEBOOKS, find
+from attncourse.course_files import course_notebooks
 from attncourse.exercises import all_exercises
-from attncourse.instructor.course_files import course_notebooks
 from attncourse.quiz import all_questions
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -155,3 +155,18 @@ def test_no_private_name_is_imported_from_another_module():
                 offenders += [f"{path.relative_to(ROOT)}: {a.name}" for a in node.names
                               if a.name.startswith("_") and not a.name.startswith("__")]
     assert not offenders, offenders
+
+
+def test_a_cells_kind_is_read_from_its_metadata_never_its_source():
+    """The quiz cell of every notebook is marked so (the site shows the static quiz there),
+    and a cell that merely mentions `quiz.show(` or `solution(` is no quiz or solution cell."""
+    from attncourse import cells
+
+    for notebook in NOTEBOOKS:
+        nb = nbformat.read(ROOT / "notebooks" / notebook.filename, as_version=4)
+        quizzes = [c for c in nb.cells if cells.is_quiz_cell(c)]
+        assert len(quizzes) == 1 and f'quiz.show("{notebook.number}")' in quizzes[0].source
+        assert cells.is_install_cell(nb.cells[1])
+    pretend = nbformat.v4.new_code_cell('print("quiz.show( and solution( are only words")')
+    assert not cells.is_quiz_cell(pretend) and not cells.is_solution_cell(pretend)
+    assert cells.exercise_id(pretend) is None

@@ -21,7 +21,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from attncourse import links, notebook_form
+from attncourse import cells, links
 
 ROOT = Path(__file__).resolve().parent.parent
 RUN_CELL = """
@@ -94,7 +94,7 @@ def test_install_cell_installs_the_course_offline_in_a_fresh_environment(tmp_pat
 
     assert run("-c", "import attncourse").returncode != 0, "the fresh environment has it"
     nb = nbformat.read(ROOT / "notebooks" / "00_welcome.ipynb", as_version=4)
-    assert notebook_form.is_install_cell(nb.cells[1])
+    assert cells.is_install_cell(nb.cells[1])
     cell = tmp_path / "install_cell.py"
     cell.write_text(nb.cells[1].source, encoding="utf-8")
 

@@ -28,15 +28,17 @@ from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, note
 from test_solutions import notebook_imports
 
 import attncourse
-from attncourse import course
+from attncourse import cells, course, course_files
+from attncourse.cells import exercise_cells
 from attncourse.cli import main
+from attncourse.course_files import course_notebook, read_notebook
 from attncourse.errors import CourseError
 from attncourse.exercises import Exercise, all_exercises, check, get
 from attncourse.exercises.engine import ASSIGNMENT_MODE, Outcome
 from attncourse.exercises.learner import solution as show_solution
-from attncourse.instructor import course_files, sandbox, transport
+from attncourse.fresh_copies import fetch, reset
 from attncourse.instructor import grade as grade_module
-from attncourse.instructor.course_files import course_notebook, exercise_cells, read_notebook
+from attncourse.instructor import sandbox, transport
 from attncourse.instructor.grade import Graded, choose_notebook
 from attncourse.instructor.nbgrader import (
     BEGIN,
@@ -46,7 +48,6 @@ from attncourse.instructor.nbgrader import (
     solution_cell,
 )
 from attncourse.instructor.report import MAX_MESSAGE, Report, Row, clean, summary, write_csv
-from attncourse.instructor.reset import fetch, reset
 from attncourse.instructor.sandbox import Isolation, SandboxCheck
 from attncourse.instructor.solve import solution, solve
 from attncourse.instructor.transport import TransportError
@@ -144,7 +145,7 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
         cells = exercise_cells(nb)
         assert cells, f"{path.name} has no exercise"
         for exercise_id, index in cells.items():
-            after = course_files.check_cell_after(nb, index)
+            after = cells.check_cell_after(nb, index)
             shown = "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
                             for o in nb.cells[after].outputs)
             assert "✓ passed" in shown and "✗ not yet" not in shown, (path.name, exercise_id,
@@ -455,7 +456,7 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, 
             meta = cell.metadata["nbgrader"]
             assert meta["solution"] and not meta["grade"] and meta["schema_version"] == 3
             assert cell.source.count(BEGIN) == 1 and cell.source.count(END) == 1
-            after = course_files.check_cell_after(nb, index)
+            after = cells.check_cell_after(nb, index)
             test = nb.cells[after + 1]
             assert test.metadata["nbgrader"]["grade"] and test.metadata["nbgrader"]["locked"]
             assert test.metadata["nbgrader"]["points"] == 1

@@ -28,10 +28,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Optional
 
+from attncourse.cells import exercise_cells
 from attncourse.course import NOTEBOOKS, Notebook, find
+from attncourse.course_files import read_notebook
 from attncourse.errors import CourseError, expect
 from attncourse.exercises.catalogue import exercises_for, get
-from attncourse.instructor.course_files import exercise_cells, read_notebook
 from attncourse.instructor.evaluate import CaseSet, Evaluator, write_case_sets
 from attncourse.instructor.judge import failure
 from attncourse.instructor.kernel import Kernel

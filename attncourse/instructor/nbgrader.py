@@ -13,17 +13,11 @@ from pathlib import Path
 
 import nbformat
 
+from attncourse.cells import check_cell_after, exercise_cells
+from attncourse.course_files import bring_pictures, course_notebooks, read_notebook, write_new
 from attncourse.errors import expect
 from attncourse.exercises import get
 from attncourse.exercises.engine import ASSIGNMENT_MODE
-from attncourse.instructor.course_files import (
-    bring_pictures,
-    check_cell_after,
-    course_notebooks,
-    exercise_cells,
-    read_notebook,
-    write_new,
-)
 from attncourse.instructor.solve import solution
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"

@@ -54,7 +54,7 @@ from typing import Optional
 
 from attncourse.errors import CourseError
 from attncourse.exercises.engine import ASSIGNMENT_MODE
-from attncourse.instructor.course_files import PACKAGE
+from attncourse.course_files import PACKAGE
 
 SCRATCH = "/home/learner"  # the scratch folder's path inside the sandbox
 _SHM_MB = 64  # /dev/shm inside the sandbox (shared memory files count here, and in memory_mb)

@@ -12,16 +12,11 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from attncourse.cells import check_cell_after, exercise_cells
+from attncourse.course_files import bring_pictures, read_notebook, write_new
 from attncourse.errors import expect
 from attncourse.exercises import get
 from attncourse.exercises.learner import solution_source
-from attncourse.instructor.course_files import (
-    bring_pictures,
-    check_cell_after,
-    exercise_cells,
-    read_notebook,
-    write_new,
-)
 
 
 @dataclass(frozen=True)

@@ -154,7 +154,7 @@ result
 # feedback and an explanation. Outside Jupyter (or if widgets do not show), the same question can
 # be answered in code with `answer("question-id", value)`.
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("00")
 
 # %%

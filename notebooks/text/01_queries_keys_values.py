@@ -221,7 +221,7 @@ viz.heatmap(V, x_labels=ac.text.V_DIMS, y_labels=tokens, xlabel="dimension of d_
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("01")
 
 # %% [markdown]

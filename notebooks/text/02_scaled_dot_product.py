@@ -237,7 +237,7 @@ print("largest difference below 1e-6:", (ours - theirs).abs().max().item() < 1e-
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("02")
 
 # %% [markdown]

@@ -280,7 +280,7 @@ print("SDPA with our mask equals ac.attention:", torch.allclose(sdpa, ours, atol
 #
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("03")
 
 # %% [markdown]

@@ -496,7 +496,7 @@ else:
 #
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("04")
 
 # %% [markdown]

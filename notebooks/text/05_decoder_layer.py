@@ -616,7 +616,7 @@ else:
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("05")
 
 # %% [markdown]

@@ -556,7 +556,7 @@ else:
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("06")
 
 # %% [markdown]

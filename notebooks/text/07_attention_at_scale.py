@@ -554,7 +554,7 @@ else:
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("07")
 
 # %% [markdown]

@@ -741,7 +741,7 @@ else:
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("08")
 
 # %% [markdown]

@@ -1,4 +1,4 @@
-"""The course's own files — its notebooks and pictures — and the exercise cells in a notebook.
+"""The course's own files — its notebooks and pictures — and reading and writing notebooks.
 
 An installed wheel carries the notebooks and pictures inside the package, in
 ``attncourse/_course/`` (setup.py copies them there at build time); a clone of the repository
@@ -16,7 +16,7 @@ import nbformat
 from attncourse.course import NOTEBOOKS, find
 from attncourse.errors import CourseError, expect
 
-PACKAGE = Path(__file__).resolve().parent.parent
+PACKAGE = Path(__file__).resolve().parent
 
 
 def course_root():
@@ -69,24 +69,6 @@ def read_notebook(path):
         reason = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise CourseError(f"{Path(path).name} is not a readable notebook ({reason[:120]}).") \
             from None
-
-
-def exercise_id(cell):
-    """The exercise id of an exercise cell (metadata ``attncourse.exercise``), else ``None``."""
-    meta = cell.get("metadata", {}).get("attncourse")
-    exercise = meta.get("exercise") if isinstance(meta, dict) else None
-    return exercise if cell.get("cell_type") == "code" and isinstance(exercise, str) else None
-
-
-def exercise_cells(nb):
-    """``{exercise id: index of its cell}``; when a learner duplicated a cell, the last wins."""
-    return {exercise_id(c): i for i, c in enumerate(nb.cells) if exercise_id(c)}
-
-
-def check_cell_after(nb, index):
-    """The index of the code cell right after cell ``index`` (the one that calls ``check``)."""
-    return next((j for j in range(index + 1, len(nb.cells))
-                 if nb.cells[j].cell_type == "code"), None)
 
 
 _PICTURE = re.compile(r"(!\[[^\]]*\]\()([^)\s]+)(\))")

@@ -10,13 +10,13 @@ import shutil
 import time
 from pathlib import Path
 
-from attncourse.errors import expect
-from attncourse.instructor.course_files import (
+from attncourse.course_files import (
     committed_version,
     course_notebook,
     course_notebooks,
     course_root,
 )
+from attncourse.errors import expect
 
 
 def fetch(folder):
