@@ -52,9 +52,9 @@ from enum import Enum
 from pathlib import Path
 from typing import Optional
 
+from attncourse.course_files import PACKAGE
 from attncourse.errors import CourseError
 from attncourse.exercises.engine import ASSIGNMENT_MODE
-from attncourse.course_files import PACKAGE
 
 SCRATCH = "/home/learner"  # the scratch folder's path inside the sandbox
 _SHM_MB = 64  # /dev/shm inside the sandbox (shared memory files count here, and in memory_mb)
@@ -504,6 +504,17 @@ def pythonpath():
     return _pythonpath(os.environ.get("PYTHONPATH", ""))
 
 
+def _kernel_pythonpath():
+    """The kernel's ``PYTHONPATH``: the mounted entries, and the folder above the package
+    when no site folder is (a checkout on ``PYTHONPATH``: inside, it holds the package
+    alone)."""
+    entries = list(pythonpath().mounted)
+    sites = {os.path.realpath(p) for p in site.getsitepackages()}
+    if os.path.realpath(PACKAGE.parent) not in sites | set(entries):
+        entries.insert(0, str(PACKAGE.parent))
+    return entries
+
+
 def _python_paths():
     """Python's installation, its site-packages and the course package, without repeats."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
@@ -621,8 +632,8 @@ def launch(isolation, folder, exchange, cases, limits, start):
     user = _lease(Path(folder)) if grading_as_root() else None
     path = os.pathsep.join(["/usr/local/bin", "/usr/bin", "/bin", os.path.dirname(sys.executable)])
     env = {"PATH": path, "LANG": "C.UTF-8", **_kernel_env(SCRATCH, limits)}
-    if pythonpath().mounted:
-        env["PYTHONPATH"] = os.pathsep.join(pythonpath().mounted)
+    if _kernel_pythonpath():
+        env["PYTHONPATH"] = os.pathsep.join(_kernel_pythonpath())
     if user:
         env.update(_user_env(user, limits))
         _open_to(user, exchange, cases)
