@@ -480,7 +480,7 @@ for seq in (4096, 16384):
 # %% [markdown]
 # ## Quiz
 
-# %%
+# %% attncourse={"quiz": true}
 quiz.show("09")
 
 # %% [markdown]
