@@ -9,12 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from attncourse.exercises import all_exercises
+from attncourse.exercises import Status, exercises_for
 from attncourse.instructor.class_report import (
     ClassResults,
     Learner,
     Mark,
-    Outcome,
     pass_rates,
     write_report,
 )
@@ -31,15 +30,15 @@ def a_class():
     """Thirty learners on notebook 02, with the exercises' own mistakes: learner k passes
     exercise j unless (k + j) % 5 is 0 or 1, and then makes mistake (k % 3) of its list,
     or leaves the stub."""
-    exercises = [e for e in all_exercises() if e.notebook == NOTEBOOK]
+    exercises = exercises_for(NOTEBOOK)
 
     def mark(k, j, exercise):
         if (k + j) % 5 > 1:
-            return Mark(exercise.id, Outcome.PASSED, message="all cases match")
+            return Mark(exercise.id, Status.PASSED, message="all cases match")
         if (k + j) % 5 == 1 and exercise.mistakes:
             slip = exercise.mistakes[k % min(3, len(exercise.mistakes))]
-            return Mark(exercise.id, Outcome.MISTAKE, slip.name, slip.message, slip.message)
-        return Mark(exercise.id, Outcome.NOT_ATTEMPTED, message="not implemented yet")
+            return Mark(exercise.id, Status.NAMED_MISTAKE, slip.name, slip.message, slip.message)
+        return Mark(exercise.id, Status.NOT_ATTEMPTED, message="not implemented yet")
 
     learners = tuple(Learner(f"learner{k:02d}", tuple(mark(k, j, e)
                                                       for j, e in enumerate(exercises)))
