@@ -1,7 +1,10 @@
-"""attncourse: a hands-on course on attention, from one query to a Vision Transformer.
+"""attncourse: a hands-on course on attention, from one query to a GPT and its Triton kernel.
 
-The package is what the notebooks import: the core (attention, masks, the exercise and quiz
-engines) loads with it; plotting (``attncourse.viz``) and widgets load only when first used.
+The package is what the notebooks import. ``import attncourse`` loads the model modules (one
+per idea, in the order the notebooks teach them) and the learner's ``check``, ``hint``,
+``solution``, quiz and progress; it loads no notebook's exercises (those load, one notebook
+at a time, when first checked), no plotting, no widgets and no Triton: ``attncourse.viz``,
+the widgets and ``attncourse.flash_triton`` load only when first used.
 """
 
 from importlib import import_module

@@ -49,9 +49,10 @@ class TritonUnavailable(CourseError):
     """A Triton kernel was launched where Triton cannot run it; the message says why."""
 
 
-NO_TRITON = ("Triton is not installed here (it ships with PyTorch's Linux wheels; there is none "
-             "for macOS or Windows), so kernels cannot run: read the code and the text, and "
-             "try the exercises on Linux or Colab.")
+NO_TRITON = ("Triton is not installed here, so kernels cannot run: on Linux, `pip install "
+             "triton` brings it (PyTorch's CUDA wheels include it, its CPU-only wheel does not); "
+             "there is none for macOS or Windows — read the code and the text, and try the "
+             "exercises on Linux or Colab.")
 
 
 class _MissingKernel:

@@ -170,3 +170,15 @@ def test_a_cells_kind_is_read_from_its_metadata_never_its_source():
     pretend = nbformat.v4.new_code_cell('print("quiz.show( and solution( are only words")')
     assert not cells.is_quiz_cell(pretend) and not cells.is_solution_cell(pretend)
     assert cells.exercise_id(pretend) is None
+
+
+def test_importing_the_package_stays_light():
+    """What ``attncourse/__init__``'s docstring promises: no exercises, plotting, widgets
+    or Triton until they are used."""
+    out = _fresh_python(
+        "import sys\n"
+        "import attncourse\n"
+        "heavy = ('matplotlib', 'ipywidgets', 'triton', 'attncourse.viz',\n"
+        "         'attncourse.flash_triton', 'attncourse.exercises.nb00_welcome')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n")
+    assert out.strip() == "[]"
