@@ -24,7 +24,11 @@ KINDS = ("choice", "multi", "numeric", "shape")
 @dataclass(frozen=True)
 class Question:
     """One question. ``key`` is the sealed answer; ``mistakes`` maps sealed wrong answers to
-    a sentence about the misunderstanding they reveal."""
+    a sentence about the misunderstanding they reveal: for a choice question one entry per
+    wrong option, saying why it is tempting and why it is wrong; for a multi question one
+    per option that is false on its own (keyed by that option alone, ``"TODO:c"``), which
+    :func:`grade` combines for whatever set is ticked, and any whole set that deserves its
+    own sentence."""
 
     id: str
     notebook: Notebook
@@ -135,17 +139,63 @@ def _lookup(question_id):
     return BANK.get(question_id)
 
 
+TRY_AGAIN = "Have another look and try again."
+MISSING = "And an option that belongs is missing: read the ones you left out again."
+ALL_TRUE_BUT_MISSING = ("Every option you ticked belongs, but not every one that belongs is "
+                        "ticked: read the ones you left out again.")
+
+
+def _option_label(question, index, width=60):
+    """``(c) «all zeros»``: an option's letter and its text (cut at a word near ``width``)."""
+    text = question.options[index]
+    if len(text) > width:
+        text = text[:width].rsplit(" ", 1)[0].rstrip(",;:") + " …"
+    return f"({chr(97 + index)}) «{text}»"
+
+
+def _chosen(question, given):
+    """What a choice or multi answer was read as — a number or a letter names an option only
+    by its place, so the feedback says which one it took — e.g. ``You chose (c) «…»: ``."""
+    if question.kind not in ("choice", "multi"):
+        return ""
+    labels = [_option_label(question, int(i)) for i in given.split(",")]
+    listed = labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    return f"You chose {listed}: "
+
+
+def _multi_feedback(question, given):
+    """Feedback on a multi answer that no entry of ``mistakes`` names as a whole: the sentence
+    of each ticked option that does not belong (the entry keyed by that option alone), then
+    whether one that belongs is still missing (the sealed key tells, without saying which)."""
+    ticked = [int(i) for i in given.split(",")]
+    wrong = {i: question.mistakes.get(seal(question.id, str(i))) for i in ticked}
+    wrong = {i: text for i, text in wrong.items() if text}
+    if not wrong:
+        return ALL_TRUE_BUT_MISSING if any(
+            seal(question.id, str(i)) in question.mistakes for i in range(len(question.options))
+        ) else None
+    parts = [f"Not ({chr(97 + i)}). {text}" for i, text in wrong.items()]
+    kept = ",".join(str(i) for i in ticked if i not in wrong)
+    if not kept or seal(question.id, kept) != question.key:
+        parts.append(MISSING)
+    return " ".join(parts)
+
+
 def grade(question, value):
-    """Feedback for ``value`` as an answer to ``question`` (no progress is recorded)."""
+    """Feedback for ``value`` as an answer to ``question`` (no progress is recorded). For a
+    choice or multi question it starts by naming the option(s) the answer was read as."""
     try:
         given = canonical(question, value)
     except AnswerError as exc:
         return Feedback(question.id, False, str(exc))
+    chosen = _chosen(question, given)
     if seal(question.id, given) == question.key:
-        return Feedback(question.id, True, question.explanation)
-    known = question.mistakes.get(seal(question.id, given))
-    tip = known or "Have another look and try again."
-    return Feedback(question.id, False, tip)
+        return Feedback(question.id, True, chosen + question.explanation)
+    whole = question.kind != "multi" or "," in given  # one ticked option: its own entry
+    known = question.mistakes.get(seal(question.id, given)) if whole else None
+    if known is None and question.kind == "multi":
+        known = _multi_feedback(question, given)
+    return Feedback(question.id, False, chosen + (known or TRY_AGAIN))
 
 
 def answer(question_id, value, recorder=TO_FILE):

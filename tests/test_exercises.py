@@ -1,5 +1,12 @@
 """The exercise engine: references pass, stubs say "not implemented", mistakes are named."""
 
+import ast
+import inspect
+import io
+import re
+import textwrap
+import tokenize
+
 import pytest
 import torch
 from learner_solutions import (
@@ -144,3 +151,82 @@ def test_check_records_progress():
 
     ac.check("causal_mask", get("causal_mask").reference)
     assert progress_file.load()["exercises"]["causal_mask"]["passed"] is True
+
+
+# -------------------------------------------------------------- hints that teach, not tell
+
+
+def _normalised(text):
+    """Code or prose with its whitespace removed and one kind of quote, to compare them."""
+    return re.sub(r"\s+", "", text).replace("'", '"')
+
+
+def _solution_fragments(fn, shortest=12):
+    """The code of a solution's body, line by line, that no hint may quote: each line without
+    its comment, and for ``name = …`` and ``return …`` the expression alone too. Signatures,
+    decorators, docstrings and fragments shorter than ``shortest`` (``return out``) are left
+    out."""
+    source = textwrap.dedent(inspect.getsource(fn))
+    lines = source.splitlines()
+    skipped = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            first = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            body = node.body[0]
+            end = body.lineno - 1
+            if isinstance(body, ast.Expr) and isinstance(body.value, ast.Constant) \
+                    and isinstance(body.value.value, str):
+                end = body.end_lineno  # the docstring
+            skipped.update(range(first, end + 1))
+    comments = {}
+    for token in tokenize.generate_tokens(io.StringIO(source).readline):
+        if token.type == tokenize.COMMENT:
+            comments[token.start[0]] = token.start[1]
+    fragments = set()
+    for number, line in enumerate(lines, start=1):
+        if number in skipped:
+            continue
+        code = line[:comments.get(number, len(line))].strip()
+        parts = [code]
+        if code.startswith("return "):
+            parts.append(code[len("return "):])
+        assigned = re.match(r"^[\w\s,.\[\]:]+?[-+*/@]?=(?!=)(.+)$", code)
+        if assigned:
+            parts.append(assigned.group(1))
+        fragments.update(p for p in map(_normalised, parts) if len(p) >= shortest)
+    return fragments
+
+
+def _quoted_solution_lines(exercise):
+    fragments = _solution_fragments(exercise.solution)
+    return [(hint, f) for hint in exercise.hints for f in fragments if f in _normalised(hint)]
+
+
+def test_the_hint_check_catches_a_hint_that_is_the_solution():
+    """The causal mask's last hint was once its solution's one line; the check finds it, with
+    other spacing and quotes, and leaves alone what only names the tools."""
+    from dataclasses import replace
+
+    ex = get("causal_mask")
+    told = replace(ex, hints=["torch.ones(size,size, dtype = torch.bool).tril()"])
+    assert _quoted_solution_lines(told)
+    named = replace(ex, hints=["torch.ones with dtype=torch.bool, then .tril()"])
+    assert not _quoted_solution_lines(named)
+    attention = get("scaled_dot_product")
+    assert _quoted_solution_lines(replace(attention, hints=[
+        "weights = scores.softmax(dim = -1)"]))  # the right-hand side of a line is enough
+    assert "@triton.jit" not in _solution_fragments(get("softmax_rows").solution)
+
+
+@pytest.mark.parametrize("exercise_id", EXERCISES)
+def test_three_hints_that_teach_without_giving_the_solution_away(exercise_id):
+    """Hint 1 is the idea, hint 2 the PyTorch tool and where it goes, hint 3 the pitfall most
+    learners hit; none quotes a line of the solution ``solution(id)`` shows."""
+    ex = get(exercise_id)
+    if ex.title.endswith("(placeholder)"):
+        pytest.skip("a placeholder exercise of scripts/new_notebook.py")
+    assert len(ex.hints) == 3, f"{exercise_id} has {len(ex.hints)} hints"
+    assert all(h.strip() for h in ex.hints) and len(set(ex.hints)) == 3
+    assert ex.solution is not None
+    quoted = _quoted_solution_lines(ex)
+    assert not quoted, f"{exercise_id}: a hint quotes the solution: {quoted}"

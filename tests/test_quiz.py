@@ -122,3 +122,72 @@ def test_widget_form_builds(monkeypatch):
     radio.value = 1
     button.click()
     assert "✓ correct" in verdict.value
+
+
+def _placeholder(q):
+    """A question scripts/new_notebook.py wrote, to be replaced (its module says so)."""
+    import importlib
+
+    return "PLACEHOLDER(" in (importlib.import_module(q.notebook.quiz_module).__doc__ or "")
+
+
+def _right_options(q):
+    right = KEY[q.id][0]
+    return {int(i) for i in canonical(q, right).split(",")}
+
+
+CHOICES = [q for q in QUESTIONS if q.kind in ("choice", "multi")]
+
+
+@pytest.mark.parametrize("q", CHOICES, ids=lambda q: q.id)
+def test_every_wrong_option_has_its_own_feedback(q):
+    """Each wrong option of a choice question (each option of a multi question that does not
+    belong) is answered with its own sentence — why it tempts, why it is wrong — never with
+    the catch-all, and never with another option's sentence."""
+    from attncourse.quiz import TRY_AGAIN
+
+    if _placeholder(q):
+        pytest.skip("a placeholder question of scripts/new_notebook.py")
+    right = _right_options(q)
+    said = {}
+    for i in (i for i in range(len(q.options)) if i not in right):
+        feedback = grade(q, i if q.kind == "choice" else [i])
+        assert not feedback.correct, f"{q.id} accepts option {chr(97 + i)}"
+        assert TRY_AGAIN not in feedback.message, \
+            f"{q.id}: option ({chr(97 + i)}) has no feedback of its own"
+        tip = feedback.message.split("»: ", 1)[1]  # after "You chose (c) «…»: "
+        assert len(tip) > 40, f"{q.id} ({chr(97 + i)}): say why it tempts and why it is wrong"
+        said[i] = tip
+    assert len(set(said.values())) == len(said), f"{q.id}: two options share one sentence"
+    for wrong in KEY[q.id][1]:  # every wrong answer the key lists, sets of options too
+        assert TRY_AGAIN not in grade(q, wrong).message, f"{q.id}: {wrong!r} gets no feedback"
+
+
+@pytest.mark.parametrize("q", [q for q in CHOICES if q.kind == "choice"], ids=lambda q: q.id)
+def test_feedback_names_the_option_a_number_or_letter_was_taken_to_mean(q):
+    from attncourse.progress_file import NOWHERE
+
+    for i, option in enumerate(q.options):
+        for spelling in (i, chr(97 + i), chr(65 + i)):
+            message = ac.answer(q.id, spelling, recorder=NOWHERE).message
+            assert message.startswith(f"You chose ({chr(97 + i)}) «"), (spelling, message)
+            assert option[:20] in message, (spelling, message)
+
+
+def test_a_multi_answer_names_every_option_and_says_what_is_wrong_or_missing():
+    from attncourse.progress_file import NOWHERE
+    from attncourse.quiz import ALL_TRUE_BUT_MISSING, MISSING
+
+    q = next(q for q in QUESTIONS if q.id == "q02-saturation")  # a and b belong
+    both = ac.answer(q.id, [0, 3], recorder=NOWHERE).message
+    assert both.startswith("You chose (a) «The softmax puts") and "and (d) «The output" in both
+    assert "Not (d)." in both and MISSING in both  # b is missing too
+    assert MISSING not in grade(q, ["a", "b", "d"]).message  # nothing missing once d goes
+    assert grade(q, "a").message.endswith(ALL_TRUE_BUT_MISSING)
+    assert grade(q, ["a", "b"]).correct and "You chose (a)" in grade(q, [1, 0]).message
+
+
+def test_a_long_option_is_named_by_its_beginning():
+    q = next(q for q in QUESTIONS if q.id == "q04-concat")
+    message = grade(q, 0).message
+    assert message.startswith("You chose (a) «For every position it puts") and " …»: " in message

@@ -63,9 +63,12 @@ SOFTMAX = Exercise(
     make_cases=_cases,
     hints=[
         "softmax(x)_i = exp(x_i) / sum_j exp(x_j), taken along the last axis (dim=-1).",
-        "Use keepdim=True in .sum(...) so the division broadcasts row by row.",
-        "exp(1000) overflows to inf. Subtract each row's maximum first "
-        "(x - x.amax(-1, keepdim=True)); the result does not change.",
+        "exp(1000) is inf, but subtracting one number from a whole row leaves its softmax "
+        "unchanged: subtract each row's largest value, x.amax(dim=-1, keepdim=True), before "
+        ".exp(), then divide by the row sums, .sum(dim=-1, keepdim=True).",
+        "The maximum must be each row's own: x.max() of the whole tensor sends a row far below it "
+        "to 0/0 = NaN. And the max and the sum must keep their axis (keepdim=True): without it the "
+        "(rows,) results line up with the columns, and a square input hides the error.",
     ],
     mistakes=[
         Mistake("no_max_shift", "exp() of large scores overflows to inf and inf/inf is NaN. "

@@ -55,9 +55,14 @@ QKV_PROJECTIONS = Exercise(
     make_cases=_projection_cases,
     output_names=("Q", "K", "V"),
     hints=[
-        "Each of Q, K, V is the same x multiplied by its own matrix.",
-        "x is (seq, d_model) and W_Q is (d_model, d_k): x @ W_Q is (seq, d_k). The @ operator "
-        "also works when x has a batch dimension in front.",
+        "Each token's query, key and value are its vector x multiplied by a matrix of its own: W_Q "
+        "for what it asks, W_K for what it offers, W_V for what it hands over.",
+        "The matrix product is the @ operator (torch.matmul), x on the left: x is (…, seq, "
+        "d_model) and each W is (d_model, d_k), so each result is (…, seq, d_k). @ also handles a "
+        "batch axis in front; torch.mm does not.",
+        "The weights are stored (in, out), (d_model, d_k): do not transpose them as nn.Linear's "
+        "(out, in) weight would need. And check that Q, K and V each use their own matrix: a "
+        "copy-pasted W_Q or W_K is the most common slip.",
     ],
     mistakes=[
         Mistake("linear_convention", "the weights are transposed (that is nn.Linear's storage "
@@ -97,9 +102,13 @@ DOT_SCORES = Exercise(
     solution=solutions.dot_scores,
     make_cases=_score_cases,
     hints=[
-        "Entry (i, j) is the dot product of query i with key j.",
-        "Multiply the queries by the keys transposed; transpose only the last two axes, "
-        "key.transpose(-2, -1), so a batch dimension in front is left alone.",
+        "The score of query i against key j is their dot product q_i · k_j; all of them at once "
+        "form S = Q Kᵀ, one row per query and one column per key: (…, q_len, k_len).",
+        "A matrix product, @, computes every dot product at once, once the key's rows have become "
+        "columns: transpose the key's last two axes with transpose(-2, -1).",
+        "Count the axes from the end: .T, .t(), transpose(0, 1) and transpose(1, 2) each swap the "
+        "right axes for one number of dimensions only, and a batch in front breaks them. And stop "
+        "at the raw scores: no scaling and no softmax yet.",
     ],
     mistakes=[
         Mistake("keys_as_rows", "rows and columns are swapped: you computed K·Qᵀ. Rows must "

@@ -161,9 +161,15 @@ SCALED_SCORES = Exercise(
     solution=solutions.scaled_scores,
     make_cases=_scaled_score_cases,
     hints=[
-        "Start from the raw scores of notebook 01: query @ key.transpose(-2, -1).",
-        "d_k is the size of the last dimension of the query: query.size(-1). Divide by its "
-        "square root, math.sqrt(d_k) or d_k ** 0.5.",
+        "Start from notebook 01's raw scores, Q Kᵀ, and divide them by √d_k: a dot product of d_k "
+        "unit-variance terms has variance d_k, so dividing by its standard deviation, √d_k, brings "
+        "the scores back to variance 1.",
+        "Transpose the key's last two axes with transpose(-2, -1), as in notebook 01. d_k is the "
+        "last size of the query, .size(-1), whatever the batch or head axes in front; its square "
+        "root is math.sqrt(d_k) or d_k ** 0.5.",
+        "Divide by the square root of d_k, not by d_k, and take d_k from the query's last axis: "
+        "query.size(0), len(query) and shape[1] give the batch, the heads or the number of queries "
+        "instead. Mind the precedence too: d_k ** 1/2 is d_k / 2.",
     ],
     mistakes=[
         Mistake("no_scaling", "these are the raw scores; divide them by sqrt(d_k).",
@@ -207,12 +213,16 @@ SCALED_DOT_PRODUCT = Exercise(
     make_cases=_cases,
     output_names=("output", "weights"),
     hints=[
-        "Four steps: scores = Q·Kᵀ, divide by sqrt(d_k), softmax over the keys, weights·V.",
-        "Transpose only the last two axes of the key: key.transpose(-2, -1). That works "
-        "with or without batch and head dimensions in front.",
-        "d_k is query.size(-1). Mask before the softmax: "
-        "scores.masked_fill(mask == 0, -1e9), then softmax(dim=-1).",
-        "Return a tuple in this order: (weights @ value, weights).",
+        "Four steps: the scores Q Kᵀ / √d_k; the hidden keys' scores set to a large negative "
+        "number before the softmax; a softmax over the keys, so each query's row of weights sums "
+        "to 1; then each output row, the weighted average of the values.",
+        "transpose(-2, -1) for the key and .size(-1) of the query for d_k; masked_fill hides the "
+        "scores where the mask is 0 (False); softmax(dim=-1) runs over the keys; one more @ with "
+        "value gives the output. Return the output first, then the weights.",
+        "The mask means True = may attend, so hide where it is False (mask == 0), not where it is "
+        "True, and fill with a large negative number such as torch.finfo(scores.dtype).min, not 0: "
+        "exp(0) = 1 still gives a hidden key weight. masked_fill returns a new tensor: keep its "
+        "result.",
     ],
     mistakes=[
         Mistake("no_scaling", "the scores are not scaled. Divide Q·Kᵀ by sqrt(d_k) "

@@ -23,9 +23,13 @@ CAUSAL_MASK = Exercise(
     solution=solutions.causal_mask,
     make_cases=_causal_cases,
     hints=[
-        "Row i is the query at position i; it may attend to keys 0, 1, …, i — itself included.",
-        "That is the lower triangle, diagonal included: torch.tril.",
-        "torch.ones(size, size, dtype=torch.bool).tril()",
+        "Row i is the query at position i; it may attend to keys 0, 1, …, i — itself included: the "
+        "lower triangle of a square, diagonal included.",
+        "Start from a (size, size) square of True, torch.ones with dtype=torch.bool, and keep its "
+        "lower triangle with torch.tril (or the .tril() method).",
+        "Keep the main diagonal, since a position may attend to itself: leave tril's diagonal at "
+        "its default, 0 (tril(1) peeks one step ahead, tril(-1) hides the diagonal); triu would be "
+        "the future. And return bool, not float or int: True = may attend.",
     ],
     mistakes=[
         Mistake("mirrored", "the triangle is mirrored: position i may see positions 0..i "
@@ -73,9 +77,14 @@ PADDING_MASK = Exercise(
     solution=solutions.padding_mask,
     make_cases=_padding_cases,
     hints=[
-        "A key may be attended to when it is a real token: tokens != pad_id.",
-        "The scores are (batch, q_len, k_len): the mask needs a length-1 query axis in the "
-        "middle so it broadcasts over every query. .unsqueeze(1) adds it.",
+        "The padding mask is True for real tokens and hides key columns: every query must ignore "
+        "the padding keys. So its shape is (batch, 1, seq), the middle 1 broadcasting over the "
+        "query rows of the scores (batch, q_len, k_len).",
+        "A comparison with pad_id, !=, gives the bool pattern (batch, seq); unsqueeze adds the "
+        "length-1 query axis between batch and seq, at position 1 (or -2).",
+        "True means may attend: compare with != (== marks the padding instead), and with pad_id "
+        "itself, not 0 and not >. Leave the result bool (no .float() or .int()), and add one axis "
+        "only: (batch, 1, 1, seq) is notebook 04's multi-head form.",
     ],
     mistakes=[
         Mistake("inverted", "True marks the padding here; in this course True means may "

@@ -53,12 +53,15 @@ SPLIT_HEADS = Exercise(
     solution=solutions.split_heads,
     make_cases=_split_cases,
     hints=[
-        "d_k = d_model // num_heads. Head i owns the features i*d_k … (i+1)*d_k - 1 of every "
-        "position.",
-        "First cut the last axis: x.view(batch, seq, num_heads, d_k). Each position now holds "
-        "num_heads rows of d_k features.",
-        "Then move the head axis in front of seq: .transpose(1, 2) gives "
-        "(batch, heads, seq, d_k).",
+        "d_k = d_model // num_heads, and head i owns the features i·d_k … (i+1)·d_k − 1 of every "
+        "position: cut each position's features into num_heads blocks of d_k, then put the heads "
+        "in front of seq, so that each head is a (seq, d_k) matrix.",
+        "Cut the last axis first and leave seq where it is: view or reshape to (batch, seq, "
+        "num_heads, d_k), or unflatten the last axis; then swap the seq and head axes with "
+        "transpose(1, 2).",
+        "Reshaping straight to (batch, heads, seq, d_k) gives the right shape but cuts across "
+        "positions. Split into (…, num_heads, d_k), heads before d_k, and only then transpose — "
+        "axes 1 and 2, not 2 and 3 or 0 and 1.",
     ],
     mistakes=[
         Mistake("no_transpose", "the shape is right but the numbers are scrambled: reshaping "
@@ -133,10 +136,15 @@ MERGE_HEADS = Exercise(
     solution=solutions.merge_heads,
     make_cases=_merge_cases,
     hints=[
-        "merge_heads undoes split_heads: do the inverse steps in the inverse order.",
-        "Move seq back in front of the heads: x.transpose(1, 2) → (batch, seq, heads, d_k).",
-        "Then glue each position's heads side by side: .reshape(batch, seq, heads * d_k). "
-        "(.view fails after a transpose; .reshape copies when it must.)",
+        "merge_heads undoes split_heads: the inverse steps in the inverse order. Bring seq back in "
+        "front of the heads, then glue each position's heads side by side; that gluing is the "
+        "paper's Concat.",
+        "transpose(1, 2) gives (batch, seq, heads, d_k); then merge the last two axes into heads · "
+        "d_k with .reshape(batch, seq, -1) or .flatten(2).",
+        "Transpose before you merge: reshaping (batch, heads, seq, d_k) straight to (batch, seq, "
+        "d_model) has the right shape but glues rows of different positions. And after a transpose "
+        ".view fails, because the tensor is no longer contiguous: use .reshape, or "
+        ".contiguous().view.",
     ],
     mistakes=[
         Mistake("no_transpose", "the shape is right but the positions are mixed up: reshaping "
@@ -250,13 +258,15 @@ MULTI_HEAD_FORWARD = Exercise(
     solution=solutions.multi_head_forward,
     make_cases=_forward_cases,
     hints=[
-        "Five steps: project (x @ W_Q, x @ W_K, x @ W_V), split each into heads, attention in "
-        "every head at once, merge the heads, multiply by W_O.",
-        "split_heads and merge_heads (yours or ac.split_heads / ac.merge_heads) do the "
-        "reshaping; ac.attention works on (batch, heads, seq, d_k) as it is, scaling by "
-        "sqrt(d_k) of one head.",
-        "The mask is (seq, seq) or (batch, 1, seq); the scores are (batch, heads, seq, seq). "
-        "Give a 3-D mask a head axis with mask.unsqueeze(1).",
+        "Five steps: project (x @ W_Q, x @ W_K, x @ W_V), split each into num_heads heads, attend "
+        "in every head at once, merge the heads (Concat), then multiply by W_O, which mixes them.",
+        "ac.split_heads, ac.attention and ac.merge_heads (or your own) do the middle three: "
+        "attention works on (batch, heads, seq, d_k) as it is and scales by √d_k of one head. A "
+        "(batch, 1, seq) mask needs a head axis, unsqueeze(1), to broadcast against the scores "
+        "(batch, heads, seq, seq); a (seq, seq) mask already does.",
+        "Scale by the square root of one head's d_k = d_model / num_heads, not of d_model; use the "
+        "matrices as they are stored, (in, out), never their transposes; and finish with W_O: "
+        "without it the heads' results are never mixed.",
     ],
     mistakes=[
         Mistake("split_without_transpose", "the heads were split without the transpose: "

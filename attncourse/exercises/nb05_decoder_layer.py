@@ -175,11 +175,15 @@ DECODER_LAYER_FORWARD = Exercise(
     make_cases=_decoder_cases,
     behaviour=Behaviour(_causality_cases, _peeks_at_the_future),
     hints=[
-        "Three steps, each wrapped as layer.sublayer[i](x, fn): the sublayer applies the norm, "
-        "calls fn, adds the residual. fn receives the normalised x.",
-        "Step 1, masked self-attention: lambda x: layer.self_attn(x, x, x, tgt_mask). "
-        "Step 2, cross-attention: queries from x, keys and values from memory, src_mask.",
-        "Step 3 needs no lambda: layer.sublayer[2](x, layer.feed_forward).",
+        "Three sublayers in turn, each through its own connection: masked self-attention over the "
+        "target (tgt_mask); cross-attention, with queries from the decoder and keys and values "
+        "from the encoder's output, memory (src_mask); then the feed-forward network.",
+        "layer.sublayer[i](x, fn) applies the layer norm, calls fn on the normalised x and adds "
+        "the residual. fn takes one argument, so wrap each attention call in a lambda; "
+        "layer.feed_forward can go to layer.sublayer[2] as it is.",
+        "Let each lambda use its own argument, the normalised x the sublayer hands it, not the "
+        "outer x; give tgt_mask to self-attention and src_mask to cross-attention; and do not add "
+        "the residual yourself: layer.sublayer[i] already returns x + fn(norm(x)).",
     ],
     mistakes=[
         Mistake("kv_from_decoder", "cross-attention takes its keys and values from the "
@@ -300,10 +304,14 @@ TARGET_MASK = Exercise(
     solution=solutions.target_mask,
     make_cases=_target_cases,
     hints=[
-        "Two rules at once: a key must be a real token (padding_mask) AND must not lie in the "
-        "future (causal_mask). Both are in attncourse: ac.padding_mask, ac.causal_mask.",
-        "padding_mask(tokens, pad_id) is (batch, 1, seq) and causal_mask(seq) is (seq, seq); "
-        "& broadcasts them to (batch, seq, seq).",
+        "Two rules at once: a key must be a real token (the padding mask) and must not lie in the "
+        "future (the causal mask). A key may be attended to only where both allow it.",
+        "ac.padding_mask(tokens, pad_id) is (batch, 1, seq) and ac.causal_mask of the sequence "
+        "length is (seq, seq); the bool operator & combines them, and broadcasting makes (batch, "
+        "seq, seq).",
+        "Use &, not |: | lets a key through when either rule allows it. The causal part's size is "
+        "the sequence length, the last size of tokens, not len(tokens), which counts sentences; "
+        "and both parts must be bool (a float torch.ones does not combine with &).",
     ],
     mistakes=[
         Mistake("causal_only", "this is only the causal part: padding keys must be hidden "
@@ -430,11 +438,15 @@ POSITION_INFLUENCE = Exercise(
     solution=solutions.position_influence,
     make_cases=_influence_cases,
     hints=[
-        "Compute base = f(x) once. Then for each input position j: copy x, add nudge to "
-        "the first feature of position j of the copy (nudged[:, j, 0] += nudge), run f again.",
-        "The change is (f(nudged) - base).abs(), shape (batch, seq, d_model); its largest "
-        "value per output position is .amax(dim=(0, 2)), shape (seq,): that is column j.",
-        "Work on x.clone() each time; changing x itself would keep earlier nudges around.",
+        "The nudge test: for each input position j, nudge a copy of x (add nudge to feature 0 of "
+        "position j), run f, and see how far each output position moved. Column j holds, for every "
+        "output position i, the largest absolute change.",
+        "Run f(x) once for the baseline. For each j, x.clone() is a fresh copy, and [:, j, 0] "
+        "picks feature 0 of position j in every batch item. .abs() and then .amax(dim=(0, 2)) turn "
+        "a (batch, seq, d_model) change into one number per output position, (seq,).",
+        "Nudge a fresh copy each time: nudging x itself, in place, keeps the earlier nudges, and "
+        "they pile up. Take .abs() before the maximum (a large decrease is a change too), and the "
+        "maximum over the batch and the features only, not over the output positions.",
     ],
     mistakes=[
         Mistake("transposed", "rows and columns are swapped: row i is the *output* position, "

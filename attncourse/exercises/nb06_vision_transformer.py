@@ -70,12 +70,16 @@ PATCHIFY = Exercise(
     solution=solutions.patchify,
     make_cases=_patchify_cases,
     hints=[
-        "Split each side into (patches along it, p): images.reshape(batch, C, H // p, p, "
-        "W // p, p).",
-        "Bring the two grid axes to the front with .permute(0, 2, 4, 1, 3, 5): "
-        "(batch, rows, cols, C, p, p). Then one patch's pixels sit together in memory order.",
-        "Finish with .reshape(batch, rows * cols, C * p * p). A reshape alone, without the "
-        "permute, glues together pixels of different patches.",
+        "Cut each image into a grid of p × p squares, read the grid row by row (left to right, "
+        "then top to bottom), and flatten each square, channel by channel as (C, p, p), into one "
+        "token of C·p·p numbers.",
+        "One reshape, one permute, one more reshape: the first splits each side into (grid, p), "
+        "(batch, C, rows, p, cols, p); permute brings the two grid axes to the front, (batch, "
+        "rows, cols, C, p, p); the last gives (batch, rows · cols, C · p · p).",
+        "Without the permute the shape is right, but each token is a run of consecutive pixels of "
+        "one row, not a square. Keep the axes in reading order, rows before cols and C before the "
+        "patch's own rows and columns; and images is (batch, C, H, W), H first: square images hide "
+        "a swapped height and width, the 4 × 6 ones do not.",
     ],
     mistakes=[
         Mistake("no_permute", "reshaping straight to (batch, num_patches, C·p·p) cuts the "
@@ -152,13 +156,15 @@ EMBED_PATCHES = Exercise(
     solution=solutions.embed_patches,
     make_cases=_embed_cases,
     hints=[
-        "A convolution with a p×p kernel and stride p visits every patch exactly once and "
-        "computes one dot product per patch and output channel: the linear layer, per patch.",
-        "The linear weight (d_model, C·p·p) becomes d_model kernels of (C, p, p): "
-        "weight.reshape(d_model, C, p, p). F.conv2d(images, kernel, bias, stride=p) gives "
-        "(batch, d_model, rows, cols).",
-        "Flatten the grid with .flatten(2), (batch, d_model, num_patches), then swap the last "
-        "two axes with .transpose(1, 2).",
+        "A convolution with a p × p kernel and stride p visits every patch exactly once and "
+        "computes one dot product per patch and output channel: the linear layer, applied to each "
+        "patch.",
+        "reshape turns the linear weight (d_model, C·p·p) into d_model kernels of (C, p, p); "
+        "F.conv2d with the bias and stride=p gives (batch, d_model, rows, cols); flatten(2) and "
+        "transpose(1, 2) turn that grid into (batch, num_patches, d_model).",
+        "End with transpose(1, 2), not a reshape: reshaping (batch, d_model, num_patches) to "
+        "(batch, num_patches, d_model) keeps the memory order and shuffles numbers between "
+        "patches. And pass stride=p: the default, 1, makes overlapping windows.",
     ],
     mistakes=[
         Mistake("no_transpose", "the result is (batch, d_model, num_patches): one column per "
@@ -224,11 +230,14 @@ ADD_CLASS_TOKEN_AND_POSITIONS = Exercise(
     solution=solutions.add_class_token_and_positions,
     make_cases=_cls_cases,
     hints=[
-        "First the class token goes in front of each image's tokens, then positions are added "
-        "to all num_patches + 1 of them: row 0 of positions is the class token's.",
-        "cls_token is (1, 1, d_model), one for all images: cls_token.expand(batch, -1, -1) "
-        "repeats it (without copying) so it can be concatenated along dim=1.",
-        "torch.cat([cls, tokens], dim=1) + positions",
+        "The class token goes in front of each image's tokens, as token 0; then the positions are "
+        "added to all n + 1 tokens: row 0 of positions is the class token's own.",
+        "cls_token is (1, 1, d_model), one for all images: expand (or repeat) it to (batch, 1, "
+        "d_model), torch.cat it in front of the tokens along the token axis, dim=1, then add "
+        "positions, which broadcasts over the batch.",
+        "Concatenate first, then add the positions: added to the patches before the class token "
+        "goes in front, every patch gets its neighbour's row and the class token none. And "
+        "torch.cat does not broadcast: without expand, a batch of more than one image fails.",
     ],
     mistakes=[
         Mistake("class_token_last", "the class token is appended after the patches; it goes "

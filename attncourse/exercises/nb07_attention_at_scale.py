@@ -109,14 +109,17 @@ ONLINE_SOFTMAX_UPDATE = Exercise(
     make_cases=_online_cases,
     output_names=("running_max", "running_sum", "output"),
     hints=[
-        "The new running max is the larger of the old one and this block's largest score: "
-        "torch.maximum(running_max, scores.amax(-1, keepdim=True)).",
-        "Everything summed so far was exp(s - old_max). Multiplying by "
-        "rescale = exp(old_max - new_max) turns it into exp(s - new_max): rescale both "
-        "running_sum and output.",
-        "This block's weights are p = exp(scores - new_max); add p.sum(-1, keepdim=True) to "
-        "the rescaled sum and p @ values to the rescaled output. Do not divide: that happens "
-        "once, after the last block.",
+        "The state holds, per query, the largest score so far, the sum of exp(s − that max) and "
+        "the output Σ exp(s − that max) · v, over the keys seen so far. Folding in a block: find "
+        "the new max, bring everything old to it, add this block's terms.",
+        "The block's max per query is amax(dim=-1, keepdim=True), the new max torch.maximum of it "
+        "and running_max; torch.exp of (old max − new max) rescales running_sum and output; this "
+        "block's weights, exp(scores − new max), add their row sums to running_sum and, through @ "
+        "with values, to output.",
+        "When the max grows, rescale both the sum and the output, by exp(old − new), which is at "
+        "most 1 (not exp(new − old)). Keep the reduced axis, keepdim=True: the state is (…, q_len, "
+        "1), and a (q_len,) max or sum lines up with the wrong axis. And do not divide: that "
+        "happens once, after the last block.",
     ],
     mistakes=[
         Mistake("nothing_rescaled", "neither the running sum nor the output was rescaled. "
@@ -228,11 +231,15 @@ APPEND_KV = Exercise(
     make_cases=_append_cases,
     output_names=("key", "value"),
     hints=[
-        "Before the first step there is nothing cached (past_key is None): the new keys and "
-        "values are the whole cache.",
-        "Otherwise, put the new positions after the cached ones along the sequence axis, "
-        "which is axis -2 of (batch, heads, seq, d_k).",
-        "torch.cat([past_key, key], dim=-2), and the same for the values.",
+        "Before the first step there is nothing cached (past_key is None): the new keys and values "
+        "are the whole cache. After it, the cache grows by the new positions, oldest position "
+        "first.",
+        "torch.cat joins tensors along an existing axis: the cached positions first, then the new "
+        "ones, along the sequence axis, dim=-2 of (batch, heads, seq, d_k); the values the same "
+        "way.",
+        "Name the axis: torch.cat without dim joins along axis 0, the batch, and dim=1 or dim=-1 "
+        "would add heads or features. Use cat, not stack (which adds a new axis), put the old "
+        "positions first, and handle past_key is None before concatenating.",
     ],
     mistakes=[
         Mistake("new_first", "the new positions come first; the cache keeps positions in "

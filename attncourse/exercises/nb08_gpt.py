@@ -80,12 +80,17 @@ NEXT_TOKEN_LOSS = Exercise(
     solution=solutions.next_token_loss,
     make_cases=_loss_cases,
     hints=[
-        "Position t has read tokens 0..t and guesses token t + 1. So the guesses are "
-        "logits[:, :-1] (the last position has nothing left to guess) and the answers are "
-        "tokens[:, 1:].",
-        "F.cross_entropy wants (N, vocab) scores and (N,) answers: flatten the batch and "
-        "sequence axes together, .flatten(0, 1) for the logits and .flatten() for the "
-        "targets. It applies the softmax itself and averages by default.",
+        "Position t has read tokens 0 … t and guesses token t + 1: the targets are the inputs "
+        "shifted by one. So the guesses at positions 0 … seq − 2 are scored against tokens 1 … seq "
+        "− 1; the last position has nothing left to guess.",
+        "Slice the logits without their last position ([:, :-1]) and the tokens without their "
+        "first ([:, 1:]). F.cross_entropy wants (N, vocab) logits and (N,) targets: flatten(0, 1) "
+        "merges batch and sequence for the logits, flatten() for the targets. It applies the "
+        "log-softmax itself and averages by default.",
+        "Cut the two differently: the same slice on both scores each position against its own "
+        "token, which it can see, and the model learns to copy. The guesses lose their last "
+        "position and the targets their first, not the other way round, which asks each position "
+        "for the token before it. And pass the raw logits: a softmax first would be applied twice.",
     ],
     mistakes=[
         Mistake("not_shifted", "every position is scored against its *own* token: that "
@@ -192,13 +197,17 @@ NEXT_TOKEN_PROBS = Exercise(
     solution=solutions.next_token_probs,
     make_cases=_probs_cases,
     hints=[
-        "Three steps: divide the logits by the temperature; if top_k is given, set every "
-        "logit below the k-th largest to -inf; softmax over the last axis.",
-        "logits.topk(k, dim=-1).values is sorted, largest first: its last column, "
-        ".values[..., -1:], is the k-th largest, shaped (..., 1) to compare with every "
-        "logit. logits.masked_fill(logits < kth, float('-inf')) hides the rest.",
-        "Hide the tokens *before* the softmax, with -inf: exp(-inf) is exactly 0, and the "
-        "softmax then shares all the probability among the k kept tokens.",
+        "Three steps, in this order: divide the logits by the temperature; if top_k is given, keep "
+        "only the top_k largest logits and give the others −∞, so probability 0; then a softmax "
+        "over the last axis.",
+        "topk(top_k, dim=-1) returns the k largest values sorted, largest first, so the last of "
+        "them, .values[..., -1:], is the k-th largest, shaped (..., 1) to compare with every "
+        "logit; masked_fill with float('-inf') hides the logits below it; softmax(dim=-1) "
+        "finishes.",
+        "Hide before the softmax, not after (zeroed probabilities no longer sum to 1), and with "
+        "−∞, not 0 (exp(0) = 1 keeps a share). Compare with < the k-th largest: <= hides it too "
+        "and leaves k − 1 tokens, none for top_k = 1. And divide by the temperature, do not "
+        "multiply.",
     ],
     mistakes=[
         Mistake("times_temperature", "the logits are multiplied by the temperature; divide "
@@ -299,12 +308,17 @@ APPLY_ROTARY = Exercise(
     solution=solutions.apply_rotary,
     make_cases=_rotary_cases,
     hints=[
-        "The angles: frequency = base ** (-torch.arange(0, d, 2) / d), shape (d/2,), one per "
-        "pair; angle = positions.float().unsqueeze(-1) * frequency, shape (seq, d/2).",
-        "The pairs: x_even = x[..., 0::2] and x_odd = x[..., 1::2], each (..., seq, d/2). "
-        "A rotation by angle a: (x_even·cos a - x_odd·sin a, x_even·sin a + x_odd·cos a).",
-        "Put each rotated pair back where it was: torch.stack([new_even, new_odd], dim=-1) "
-        "gives (..., seq, d/2, 2), and .flatten(-2) interleaves them into (..., seq, d).",
+        "Each pair of neighbouring features (2i, 2i + 1) of the row at position m turns by the "
+        "angle m · base^(−2i/d): the first pair fastest, one radian per position, later pairs ever "
+        "slower. A turn by a maps (u, w) to (u cos a − w sin a, u sin a + w cos a).",
+        "torch.arange(0, d, 2) gives the 2i, one per pair, so base ** (−2i/d) is (d/2,); the "
+        "positions as floats with a trailing axis (unsqueeze(-1)) times it give the (seq, d/2) "
+        "angles. x[..., 0::2] and x[..., 1::2] are the pairs' two coordinates; torch.stack(…, "
+        "dim=-1) then flatten(-2) puts each turned pair back in its place.",
+        "Use the positions you are given, not 0, 1, 2, … (after a KV cache of 5 tokens the new "
+        "rows sit at 5, 6, …), and the base argument, not a hard-coded 10000. Keep the minus sign "
+        "of the exponent, and put the pairs back interleaved: torch.cat of the two halves puts all "
+        "first coordinates before all second ones.",
     ],
     mistakes=[
         Mistake("clockwise", "each pair turns the other way (the signs of the sines are "

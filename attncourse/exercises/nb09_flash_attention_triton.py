@@ -106,12 +106,17 @@ SOFTMAX_ROWS = Exercise(
     solution=solutions.softmax_rows,
     make_cases=_softmax_cases,
     hints=[
-        "Start with row = tl.program_id(0), cols = tl.arange(0, BLOCK) and in_row = cols < "
-        "n_cols. The row's numbers are at x_ptr + row * x_row_stride + cols.",
-        "Load with mask=in_row and other=float('-inf'): a masked lane then cannot be the max, "
-        "and exp(-inf) = 0 adds nothing to the sum. Then x = x - tl.max(x, axis=0).",
-        "num = tl.exp(x); store num / tl.sum(num, axis=0) at out_ptr + row * out_row_stride + "
-        "cols, with mask=in_row.",
+        "One program per row: it loads its whole row as one tile of BLOCK lanes, the lanes past "
+        "n_cols masked off; subtracts the row's max, exponentiates, divides by the sum (two "
+        "reductions, tl.max and tl.sum, over axis 0); and stores the row, masked too.",
+        "The row is tl.program_id along axis 0, the lanes tl.arange over BLOCK. tl.load and "
+        "tl.store take the address x_ptr + row * x_row_stride + lanes (out_ptr and out_row_stride "
+        "for the output) and mask= lanes < n_cols; tl.load's other= is the value a masked lane "
+        "gets. tl.exp, tl.max(…, axis=0) and tl.sum(…, axis=0) do the maths.",
+        "Give the masked lanes other=float('-inf'), not 0: -inf cannot win the max and adds "
+        "exp(-inf) = 0 to the sum, while 0 adds exp(0 − max) per lane. And use each tensor's own "
+        "row stride, x_row_stride to read x and out_row_stride to write out: in a slice of a wider "
+        "tensor they differ.",
     ],
     mistakes=[
         Mistake("no_max_subtracted", "the row's max is not subtracted before tl.exp: exp(1000) "
@@ -254,13 +259,18 @@ FLASH_ATTENTION = Exercise(
     make_cases=_attention_cases,
     atol=1e-4,
     hints=[
-        "First the values, loaded like k (from V) with the same mask: (BLOCK, D). Then the "
-        "running max: m_new = tl.maximum(m_i, tl.max(s, 1)) — axis 1, one max per query.",
-        "What was summed so far is relative to the old max: rescale = tl.exp(m_i - m_new) "
-        "brings it to the new one. This block's weights: p = tl.exp(s - m_new[:, None]).",
-        "l_i = l_i * rescale + tl.sum(p, 1); acc = acc * rescale[:, None] + tl.dot(p, v); "
-        "then m_i = m_new, for the next block. No division: the kernel divides once, after "
-        "the loop.",
+        "The end of the loop is notebook 07's online_softmax_update, per query: load this block's "
+        "values, take the new running max, bring l_i and acc to it, add this block's weights p = "
+        "exp(s − m_new) to the sum and p · v to the output, and carry the new max on to the next "
+        "block.",
+        "v is loaded like k, from V with the same offsets and mask. tl.maximum of m_i and the "
+        "block's row max, tl.max(s, 1), is the new max; tl.exp gives the rescale factor and the "
+        "weights; tl.sum(p, 1) and tl.dot(p, v) are what the block adds. The state is (BLOCK,) per "
+        "query: index it with [:, None] where it meets a (BLOCK, BLOCK) or (BLOCK, D) tile.",
+        "The rescale factor is exp(m_i − m_new), at most 1: the other way round is exp(+inf) on "
+        "the first block, where m_i is −inf, and NaN everywhere. Rescale both l_i and acc, reduce "
+        "over axis 1 (one max and one sum per query), carry m_new into m_i at the end of the loop "
+        "body, and leave the division to after the loop.",
     ],
     mistakes=[
         Mistake("nothing_rescaled", "neither l_i nor acc is rescaled: both were summed "

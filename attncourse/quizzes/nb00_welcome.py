@@ -30,5 +30,14 @@ QUESTIONS = [
         key="3eb040dc69161b8c10c2",
         explanation="Exercises are islands: the story continues with the package's own "
                     "implementation, so an unsolved exercise never breaks a notebook.",
+        mistakes={"e3b89cb66967800b0130": "Tempting: the stub itself raises NotImplementedError. "
+                                          "But only a call to your function raises it, and the "
+                                          "cells after the exercise do not call it: they use the "
+                                          "package's reference (ac.softmax here), so the notebook "
+                                          "runs on.",
+                  "2f68916d95dea6194025": "Jupyter skips nothing by itself, and the course does "
+                                          "not either: the cells after the exercise run as usual, "
+                                          "with the package's reference in place of your "
+                                          "function."},
     ),
 ]

@@ -15,7 +15,17 @@ QUESTIONS = [
         key="d18be921e1c61c6f395f",
         explanation="The query asks; keys are what other tokens offer; values are what they "
                     "hand over once chosen.",
-        mistakes={"86c7769ac1f88dca4eae": "The key is what a token offers to the queries of others."},
+        mistakes={"86c7769ac1f88dca4eae": "Keys and queries meet in every score, so they are easy "
+                                          "to swap. But the key is what a token offers to the "
+                                          "queries of others; what it is looking for is its "
+                                          "query.",
+                  "325788360d6a09105358": "The value is what a token hands over once another "
+                                          "token has chosen it: its content, not its question. "
+                                          "What it is looking for is its query.",
+                  "5a307af9cb9b3c722244": "All three vectors are made from the embedding (X W_Q, "
+                                          "X W_K, X W_V), so it does hold what the query is made "
+                                          "of; but by itself it plays no role. The looking-for "
+                                          "part is what W_Q makes of it: the query."},
     ),
     Question(
         id="q01-q-shape",
@@ -51,6 +61,14 @@ QUESTIONS = [
         key="15f964f4ed07fe9a1cba",
         explanation="The score of i for j uses i's query and j's key; swapping the roles uses "
                     "other vectors. What a word needs differs from what it offers.",
+        mistakes={"1bb6d150f55f61e34f78": "The softmax does come next, but the question is about "
+                                          "Q Kᵀ itself, the scores before any softmax. They are "
+                                          "asymmetric because W_Q ≠ W_K: q_i·k_j uses i's query "
+                                          "and j's key.",
+                  "cee3610f138430b6219b": "Queries and keys always have the same width, d_k: the "
+                                          "dot product q·k needs it. The asymmetry comes from the "
+                                          "two matrices: W_Q and W_K differ, so q_i·k_j ≠ "
+                                          "q_j·k_i."},
     ),
     Question(
         id="q01-param-count",

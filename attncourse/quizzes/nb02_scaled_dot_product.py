@@ -55,6 +55,13 @@ QUESTIONS = [
         key="50f9ab08fe6bf3b1f011",
         explanation="A saturated softmax is nearly one-hot, and its derivative p_i(δ_ij − p_j) "
                     "is then nearly zero; the weights still sum to 1 and shapes do not change.",
+        mistakes={"09c7c61aa8145d78620f": "Huge scores can look as if they break the softmax, but "
+                                          "it divides by each row's own sum whatever the scores "
+                                          "are: the weights still sum to 1, nearly all of it on "
+                                          "one key.",
+                  "15432e207e51fd416f54": "The scale changes the numbers, never the shapes: the "
+                                          "weights stay (q_len, k_len) and the output (q_len, "
+                                          "d_v) whatever the size of the scores."},
     ),
     Question(
         id="q02-softmax-dim",
@@ -66,5 +73,14 @@ QUESTIONS = [
                  "over the whole matrix"),
         key="92e74fdd9a5e34f5ebd8",
         explanation="Each query shares out its attention among the keys, so every row sums to 1.",
+        mistakes={"93940ae8265a14c94856": "dim=0 is the first axis, where counting usually "
+                                          "starts; but then each key's column would sum to 1. It "
+                                          "is each query that shares out its attention among the "
+                                          "keys: dim=-1, along each row.",
+                  "6700292c43b25b837a5f": "One softmax over the whole matrix would make all the "
+                                          "weights together sum to 1, so one query's weights "
+                                          "would shrink when another query's scores grow. Each "
+                                          "query shares out its own attention: one softmax per "
+                                          "row, dim=-1."},
     ),
 ]

@@ -45,6 +45,17 @@ QUESTIONS = [
         key="db2d3b503e9cabc61eff",
         explanation="The softmax normalises over whatever it sees; masking first means it "
                     "normalises over the visible keys only.",
+        mistakes={"471b22977996bad94e76": "Speed is a fair guess, but both cost about the same: "
+                                          "one masked_fill either way. What differs is the sum: "
+                                          "weights zeroed after the softmax leave each row "
+                                          "summing to less than 1, while a large negative score "
+                                          "before it lets the softmax share the whole 1 among the "
+                                          "visible keys.",
+                  "1b5da4dbd3efc289e3fa": "The softmax takes zeros without trouble: exp(0) = 1, "
+                                          "which is exactly why a score of 0 would still get "
+                                          "weight. The large negative number is there so that its "
+                                          "exp() is (nearly) 0 and each row sums to 1 over the "
+                                          "visible keys."},
     ),
     Question(
         id="q03-inf",
@@ -55,7 +66,17 @@ QUESTIONS = [
         key="d7c2cf1993273a445ca0",
         explanation="exp(-inf) = 0 for every key, and 0/0 is NaN. With finfo.min (or -1e9 in "
                     "float32) the row gets equal weights instead.",
-        mistakes={"ba40f4cd60740a494423": "That is what finfo.min or -1e9 give; -inf gives 0/0."},
+        mistakes={"a367b1fd63bddf505a17": "exp(-inf) = 0 for every key, so zeros look right for "
+                                          "the numerators; but the softmax divides them by their "
+                                          "sum, which is 0 too, and 0/0 is NaN.",
+                  "ba40f4cd60740a494423": "Equal weights is what finfo.min or -1e9 give: every "
+                                          "score is the same finite number, so the row is shared "
+                                          "out evenly. With -inf every exp() is 0, and 0/0 is "
+                                          "NaN.",
+                  "301b1531bb985b244f21": "Nothing checks the mask: the softmax runs and quietly "
+                                          "returns NaN (0/0), which then spreads to every later "
+                                          "layer. That silence is why the course fills with "
+                                          "finfo.min instead."},
     ),
     Question(
         id="q03-mha",
@@ -69,5 +90,14 @@ QUESTIONS = [
         key="dcfb1fc80f5e1ed8cbfb",
         explanation="nn.MultiheadAttention reads True as *blocked*, so the mask is inverted. "
                     "Convert with ~mask (ac.to_nn_mha_mask).",
+        mistakes={"6fe0647a4b5911952052": "The two calls look alike, a bool (seq, seq) mask in "
+                                          "both, but the conventions are opposite: SDPA reads "
+                                          "True as may attend, nn.MultiheadAttention as blocked. "
+                                          "Passed unchanged, the mask is read upside down.",
+                  "cc6b9bf5febc05a6aa52": "PyTorch cannot know which convention you meant: a bool "
+                                          "mask is valid either way, so no error is raised. "
+                                          "nn.MultiheadAttention reads True as blocked and "
+                                          "quietly attends to the future; convert with ~mask "
+                                          "(ac.to_nn_mha_mask)."},
     ),
 ]

@@ -46,8 +46,17 @@ QUESTIONS = [
         key="aa661fed3c1a46a1425a",
         explanation="W_Q, W_K, W_V and W_O are (d_model, d_model) whatever h is: more heads only "
                     "cut the same matrices into more, narrower slices.",
-        mistakes={"7cb7494e2758e4e50e56": "Each head has d_k = d_model / h columns, so h heads together have "
-                            "exactly the columns of one big head."},
+        mistakes={"7cb7494e2758e4e50e56": "More heads sound like more projections, but each head "
+                                          "has d_k = d_model / h columns, so the h heads together "
+                                          "have exactly the columns of one big head.",
+                  "9ec096e65e7f7fb93ccf": "Each head is 8 times narrower, d_k = d_model / 8, "
+                                          "which makes this tempting; but there are 8 of them, "
+                                          "and together they fill the same (d_model, d_model) "
+                                          "matrices.",
+                  "6487c23a18e8b6924325": "h² would need every head to be paired with every other "
+                                          "one, but the heads never meet before W_O, and W_Q, "
+                                          "W_K, W_V and W_O stay (d_model, d_model) whatever h "
+                                          "is."},
     ),
     Question(
         id="q04-param-count",
@@ -78,10 +87,18 @@ QUESTIONS = [
         key="cdf46da3f381a90031f3",
         explanation="Concat works per position along the feature axis: merge_heads turns "
                     "(batch, heads, seq, d_k) into (batch, seq, heads·d_k); W_O then mixes them.",
-        mistakes={"ea4a361d132e402e9e23": "Averaging would throw away what makes each head different; concat "
-                            "keeps every head's features.",
-                  "a6b601a4f841e9e53df8": "The sequence length never changes; the heads are glued along the "
-                            "feature axis."},
+        mistakes={"ea4a361d132e402e9e23": "Averaging is a natural way to combine h results of the "
+                                          "same size, but it would blur what makes each head "
+                                          "different and leave only d_k features; Concat keeps "
+                                          "every head's features side by side, h·d_k = d_model.",
+                  "a6b601a4f841e9e53df8": "torch.cat along the wrong axis does exactly this, so "
+                                          "it is an easy slip; but the sequence length never "
+                                          "changes: the heads are glued along the feature axis, "
+                                          "one block of d_k features per head.",
+                  "b58f5e2aeed32b9eb5bf": "Adding is what the residual connection does, so it is "
+                                          "tempting here too; but a sum mixes the heads into d_k "
+                                          "features before W_O can weigh them. Concat keeps them "
+                                          "side by side, and W_O does the mixing."},
     ),
     Question(
         id="q04-w-o",
@@ -96,6 +113,10 @@ QUESTIONS = [
         explanation="After the concat there are already d_model features, so W_O is not there "
                     "for the shape: it mixes the heads, whose results otherwise sit in separate "
                     "blocks.",
+        mistakes={"c1f92fccbda91b88540a": "Tempting, because W_O's output has d_model features; "
+                                          "but after Concat there already are h·d_k = d_model of "
+                                          "them. W_O is there to mix: without it each head's "
+                                          "result stays in its own block of features."},
     ),
     Question(
         id="q04-mask-convention",
@@ -110,5 +131,13 @@ QUESTIONS = [
         key="0258af26c1553ea58a14",
         explanation="For nn.MultiheadAttention a True in a bool mask means *blocked*: the mask "
                     "is read upside down. Convert it with attncourse.to_nn_mha_mask (~mask).",
+        mistakes={"dc3c923481eba5c83613": "Both take a bool (seq, seq) mask, so it looks the "
+                                          "same; but nn.MultiheadAttention reads True as blocked "
+                                          "and our module as may attend: the mask is read upside "
+                                          "down.",
+                  "adf301ea34065d061019": "A bool mask is valid in either convention, so PyTorch "
+                                          "has nothing to complain about: it runs, reads True as "
+                                          "blocked and quietly attends to the future (NaN in the "
+                                          "last row). Convert with ac.to_nn_mha_mask (~mask)."},
     ),
 ]

@@ -78,10 +78,18 @@ QUESTIONS = [
         explanation="The class token starts the same for every image; whatever it knows at the "
                     "end it collected through attention, so the head can classify from one "
                     "vector whatever the number of patches.",
-        mistakes={"8d353f7a1f160875fb61": "The label is never an input: that would be cheating, and there is "
-                            "no label at test time.",
-                  "6b31f255f3dfed11205e": "It is the one token the head keeps; the patches are the ones "
-                            "dropped."},
+        mistakes={"8d353f7a1f160875fb61": "Its name suggests it carries the class; but the label "
+                                          "is never an input: that would be cheating, and there "
+                                          "is no label at test time. The class token starts the "
+                                          "same for every image.",
+                  "6b31f255f3dfed11205e": "It does sit in front, like <bos>; but it is the one "
+                                          "token the head keeps: the patches are the ones dropped "
+                                          "before the head.",
+                  "9bfd810f710e2383af17": "Averaging the patch tokens is a real alternative "
+                                          "(global average pooling, which some ViTs use), so it "
+                                          "is tempting; but the class token is a learned vector "
+                                          "of its own, and what it ends up holding it gathered "
+                                          "through attention."},
     ),
     Question(
         id="q06-shuffle",
@@ -97,8 +105,14 @@ QUESTIONS = [
                     "rows and columns of the weights and nothing else, so the class token's "
                     "result is the same. Position embeddings are the only thing that tells "
                     "a patch where it is.",
-        mistakes={"0906fa1f09f8c27bb699": "Attention has no reading direction: every token sees all the "
-                            "others at once."},
+        mistakes={"0906fa1f09f8c27bb699": "We read left to right, and a causal decoder does too; "
+                                          "but the encoder's attention has no reading direction: "
+                                          "every token sees all the others at once.",
+                  "333a59a9c036487afed3": "The softmax runs over the keys, so their order looks "
+                                          "as if it should matter; but shuffling them only moves "
+                                          "each score, and its weight, to another place: the same "
+                                          "weights times the same values, the same sum. The class "
+                                          "token's result does not change."},
     ),
     Question(
         id="q06-conv",
@@ -113,7 +127,16 @@ QUESTIONS = [
         key="46744b38f082a767a7d9",
         explanation="A p×p kernel that jumps p pixels visits every patch exactly once and never "
                     "overlaps: one dot product per patch and output channel, the linear layer.",
-        mistakes={"ae8abc716f5231c0f843": "With stride 1 the kernel visits overlapping windows: far more "
-                            "positions than patches."},
+        mistakes={"ae8abc716f5231c0f843": "stride=1 is nn.Conv2d's default, so it is the first "
+                                          "one written; but then the kernel visits overlapping "
+                                          "windows, far more positions than patches. A stride of "
+                                          "p jumps from one patch to the next.",
+                  "fbe26ebca31b2daf851a": "A stride of p does jump from patch to patch, but a 1×1 "
+                                          "kernel reads one pixel of each patch; the linear layer "
+                                          "reads all C·p·p numbers of a patch: kernel_size=p.",
+                  "70429398b8553dca18b3": "A wider kernel sees more context, which sounds useful; "
+                                          "but 2p × 2p windows with stride p overlap their "
+                                          "neighbours, so each token would mix four patches. The "
+                                          "linear layer reads exactly one patch: kernel_size=p."},
     ),
 ]

@@ -35,12 +35,17 @@ QUESTIONS = [
         key="817f693b79928091f415",
         explanation="ℓ and O hold terms exp(s − m). Multiplying by exp(m − m') ≤ 1 turns each "
                     "into exp(s − m'), relative to the same max as the new block's terms.",
-        mistakes={"1343f2a7ac9ac5cca969": "O's terms are exp(s − m)·v, relative to the old max like ℓ's: if "
-                            "only ℓ is rescaled, the final O / ℓ mixes two scales.",
-                  "98ad962169a5be90ffde": "Then the old terms stay relative to m and the new ones to m': "
-                            "the sum mixes two scales and the result is wrong.",
-                  "144f1e47fabf58544f5a": "That factor is larger than 1: it moves the old terms the wrong "
-                            "way. exp(s − m) · exp(m − m') = exp(s − m')."},
+        mistakes={"1343f2a7ac9ac5cca969": "O is divided by ℓ at the end, so rescaling ℓ alone "
+                                          "looks enough; but O's terms are exp(s − m)·v, relative "
+                                          "to the old max like ℓ's: if only ℓ is rescaled, the "
+                                          "final O / ℓ mixes two scales.",
+                  "98ad962169a5be90ffde": "Adding the block's terms as they are is what a plain "
+                                          "running sum does; but the old terms are relative to m "
+                                          "and the new ones to m': the sum mixes two scales and "
+                                          "the result is wrong.",
+                  "144f1e47fabf58544f5a": "exp(m' − m) looks like the way to move to the new max, "
+                                          "but it is larger than 1: it moves the old terms the "
+                                          "wrong way. exp(s − m) · exp(m − m') = exp(s − m')."},
     ),
     Question(
         id="q07-exact",
@@ -56,8 +61,17 @@ QUESTIONS = [
         explanation="The online softmax rescales what was accumulated whenever the max grows, "
                     "so after the last block ℓ and O are exactly the full sums. Tiling saves "
                     "memory (and on a GPU, trips to slow memory), not accuracy.",
-        mistakes={"1b5e886a74630e689cc5": "Every query still meets every key — one block at a time, in "
-                            "the inner loop."},
+        mistakes={"1b5e886a74630e689cc5": "Tiling does cut the keys into blocks, which makes it "
+                                          "look local; but every query still meets every key, one "
+                                          "block at a time, in the inner loop.",
+                  "8f632806a9034e2c473a": "Dropping small weights is what some approximate "
+                                          "attentions do, so it is a fair guess; FlashAttention "
+                                          "drops nothing: every weight, however small, is in the "
+                                          "running sum ℓ and the output O.",
+                  "08444b4338770a45568e": "With a causal mask the kernel does skip whole blocks, "
+                                          "but only blocks whose keys are all masked, whose "
+                                          "weights are exactly 0. With or without a mask the "
+                                          "result is exact."},
     ),
     Question(
         id="q07-kv-scores",
@@ -91,6 +105,14 @@ QUESTIONS = [
         explanation="A new token needs earlier keys (to score against) and values (to average); "
                     "earlier queries and weights are never used again, because earlier "
                     "positions' outputs do not change under a causal mask.",
+        mistakes={"92d16c32b61c9beb877e": "Every step computes queries too, so caching them looks "
+                                          "thorough; but a query is used once, at its own step: "
+                                          "under the causal mask earlier outputs never change, so "
+                                          "earlier queries are never needed again.",
+                  "8dd847f43cd27588fb1e": "The weights are what attention computes, so they look "
+                                          "worth keeping; but each step's weights are new ones, "
+                                          "the new query against every key, and earlier rows are "
+                                          "never read again."},
     ),
     Question(
         id="q07-gqa",

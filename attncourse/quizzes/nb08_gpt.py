@@ -19,10 +19,18 @@ QUESTIONS = [
         explanation="Position 1 has read h and e and guesses what comes next: the targets are "
                     "the inputs shifted by one, so every position of every window is a "
                     "training example.",
-        mistakes={"bdc0dbb0070da4c45079": "The model can see the character at its own position, so "
-                            "predicting it teaches nothing: it would learn to copy.",
-                  "fe68a2f8002a7092979f": "That is the shift the wrong way round: the model would learn to "
-                            "guess the past, which it has already read."},
+        mistakes={"bdc0dbb0070da4c45079": "The output at position 1 sits on e, so scoring it "
+                                          "against e looks natural; but the model can see the "
+                                          "character at its own position, so predicting it "
+                                          "teaches nothing: it would learn to copy.",
+                  "fe68a2f8002a7092979f": "h is a shift by one, which is right, but the wrong way "
+                                          "round: the model would learn to guess the past, which "
+                                          "it has already read. Position 1 guesses what comes "
+                                          "next: position 2.",
+                  "9d15cf530fd9d33f0e6d": "o ends the window, what the whole window leads up to; "
+                                          "but every position makes its own guess, of the "
+                                          "character right after it: position 1's is position 2, "
+                                          "the first l."},
     ),
     Question(
         id="q08-bits",
@@ -54,10 +62,17 @@ QUESTIONS = [
         explanation="The logits are divided by 0.5, which doubles the gaps between them; "
                     "after the softmax the largest probabilities grow. Towards 0 it becomes "
                     "greedy decoding, above 1 flatter.",
-        mistakes={"e5acb45dfa5ce758a201": "That is a temperature above 1: dividing by a number larger than "
-                            "1 shrinks the gaps between logits.",
-                  "46257e68341e654fdbe7": "Probabilities always sum to 1; the temperature acts on the logits, "
-                            "before the softmax."},
+        mistakes={"e5acb45dfa5ce758a201": "A lower temperature sounds like calmer, flatter "
+                                          "sampling; but the logits are divided by 0.5, which "
+                                          "doubles the gaps between them. Flatter is a "
+                                          "temperature above 1.",
+                  "643415250b92f8fb273f": "The order does stay the same: dividing by a positive "
+                                          "number keeps the largest logit the largest. But the "
+                                          "gaps between the logits double, so the probabilities "
+                                          "change: the likely characters grow likelier.",
+                  "46257e68341e654fdbe7": "Half of 1 makes halving tempting; but probabilities "
+                                          "always sum to 1, and the temperature divides the "
+                                          "logits, before the softmax, not the probabilities."},
     ),
     Question(
         id="q08-top-k",
@@ -71,8 +86,18 @@ QUESTIONS = [
         key="f67322b5760ccadab121",
         explanation="Only the largest logit survives the filter, so it gets probability 1: "
                     "sampling becomes the argmax.",
-        mistakes={"5511dc6cc0b7fea9a8fa": "Top-k sets every logit but the k largest to -inf before the "
-                            "softmax; with k = 1 one token is left."},
+        mistakes={"cc02714915b9f17c598a": "With every logit but one hidden, uniform can sound "
+                                          "like what is left; but the one token left is the most "
+                                          "likely one, and it gets probability 1: no other token "
+                                          "can be drawn.",
+                  "5511dc6cc0b7fea9a8fa": "Sampling does draw from a distribution, and the "
+                                          "temperature alone would keep all of it; but top-k "
+                                          "first sets every logit but the k largest to -inf: with "
+                                          "k = 1 one token is left.",
+                  "4f1314889c999cde2f27": "With one token left there is nothing to choose "
+                                          "between, so it may look broken; but it works: that "
+                                          "token gets probability 1, and sampling becomes greedy "
+                                          "decoding."},
     ),
     Question(
         id="q08-tying",
@@ -104,9 +129,16 @@ QUESTIONS = [
         explanation="Rotating q by 10θ and k by 7θ changes their dot product exactly as "
                     "rotating q alone by (10 - 7)θ: only the distance, 3, counts. Positions "
                     "103 and 100 are 3 apart too.",
-        mistakes={"5765c3cd3a7e6e15c9b3": "The distance is the same size but the opposite sign: the key "
-                            "now lies 3 positions *after* the query, a different rotation.",
-                  "af9d4b419c89cfdd46ea": "Doubling both positions doubles the distance, 6 instead of 3."},
+        mistakes={"5765c3cd3a7e6e15c9b3": "Swapping the positions keeps the distance 3, which "
+                                          "makes it tempting; but the sign flips: the key now "
+                                          "lies 3 positions after the query, a different "
+                                          "rotation.",
+                  "af9d4b419c89cfdd46ea": "Doubling both keeps their ratio, 10 : 7; but rotary "
+                                          "embeddings see only the difference, and that doubles "
+                                          "too: 6 instead of 3.",
+                  "5850f8ea24f60d172ad2": "The same position for both looks neutral; but the "
+                                          "score depends on the distance between them, and 0 is "
+                                          "not 3: a different rotation."},
     ),
     Question(
         id="q08-cache-shape",
@@ -137,7 +169,16 @@ QUESTIONS = [
                     "Sinusoidal and rotary positions are formulas that run at any position — "
                     "though, as the notebook measures, running is not the same as working "
                     "well.",
-        mistakes={"ae1e363cc717206b429a": "A table is just rows of numbers; nothing in it is a formula that "
-                            "could be continued."},
+        mistakes={"82fdf3f2401c86d07d16": "Wrapping round, 200 − 128 = 72, is what a modulo would "
+                                          "do; but a learned table has no such rule: it has 128 "
+                                          "rows, and none for position 200.",
+                  "cda0cfeddfdd922f4052": "Sinusoidal and rotary positions give every position a "
+                                          "vector, so it is easy to expect the same here; but a "
+                                          "learned table stops at its last trained row, 127: "
+                                          "position 200 has nothing to look up.",
+                  "ae1e363cc717206b429a": "The rows often look smooth after training, as if they "
+                                          "followed a pattern; but a table is just rows of "
+                                          "numbers, and nothing in it is a formula that could be "
+                                          "continued."},
     ),
 ]

@@ -37,12 +37,16 @@ QUESTIONS = [
         key="6ce61704cd0ab374af6b",
         explanation="tl.max and tl.sum run over all BLOCK lanes, the masked ones included. "
                     "-inf loses every max and adds exp(-inf) = 0 to the sum; 0 does neither.",
-        mistakes={"baaae722b382ad6d333a": "The store is masked, but the max and the sum are taken over all "
-                            "BLOCK lanes before anything is stored.",
-                  "349a8b953ff3767a764a": "Masked lanes are computed like the others; the value they hold "
-                            "is what matters.",
-                  "f32fd729cdf9ba6ba97e": "A masked load reads nothing there, whatever `other` is: `other` "
-                            "is only the value the lane gets."},
+        mistakes={"baaae722b382ad6d333a": "The store is masked, so the masked lanes never reach "
+                                          "the output; but the max and the sum are taken over all "
+                                          "BLOCK lanes before anything is stored.",
+                  "349a8b953ff3767a764a": "-inf can look like a flag that tells Triton to skip a "
+                                          "lane; but masked lanes are computed like the others, "
+                                          "and the value they hold is what matters.",
+                  "f32fd729cdf9ba6ba97e": "`other` sits next to the mask in the call, so it looks "
+                                          "as if it controlled the read; but a masked load reads "
+                                          "nothing there, whatever `other` is: `other` is only "
+                                          "the value the lane gets."},
     ),
     Question(
         id="q09-grid",
@@ -77,12 +81,16 @@ QUESTIONS = [
                     "busy. The naive kernels do about d / 2 = 32 with d = 64; the fused kernel "
                     "never writes S or P and does over 100 (far more when the key/value "
                     "re-reads hit the L2 cache).",
-        mistakes={"12f83f98d0f34ee92a00": "Each kernel computes its part once; the time goes into moving S "
-                            "and P through memory.",
-                  "28c6e3db8f1a15f75b9e": "torch.matmul uses the tensor cores too: the products are fast, "
-                            "the traffic around them is not.",
-                  "5eed1c862123562c94c3": "FlashAttention is exact: every query still meets every key it "
-                            "may see."},
+        mistakes={"12f83f98d0f34ee92a00": "The naive formula runs three kernels, which sounds "
+                                          "like repeated work; but each computes its part once: "
+                                          "the time goes into moving S and P through memory.",
+                  "28c6e3db8f1a15f75b9e": "Tensor cores are what make a GPU fast at matrix "
+                                          "products, so missing them would explain a lot; but "
+                                          "torch.matmul uses them too: the products are fast, the "
+                                          "traffic around them is not.",
+                  "5eed1c862123562c94c3": "Skipping small weights would save work, and some "
+                                          "approximate attentions do it; but FlashAttention is "
+                                          "exact: every query still meets every key it may see."},
     ),
     Question(
         id="q09-causal-tiles",
@@ -115,11 +123,16 @@ QUESTIONS = [
         explanation="L is the log of the softmax's denominator. With it, P = exp(S − L) for "
                     "any tile, recomputed from Q and K: FLOPs, which a GPU has, instead of "
                     "bytes of memory and traffic, which it lacks.",
-        mistakes={"1ff3516bb414aa4f938c": "That is still T × T per head: 16 GiB per layer at 16k tokens and "
-                            "32 heads.",
-                  "80b10d7b1f842c13d1b2": "With m alone the sum ℓ is missing, and finding it takes another "
-                            "pass over each row; L = m + log ℓ holds both.",
-                  "e00f3b9ccb1ab62bb369": "The scores are recomputed, but not the softmax's max and sum: L "
-                            "saves that pass."},
+        mistakes={"1ff3516bb414aa4f938c": "float16 halves the memory, which sounds like the fix; "
+                                          "but it is still T × T per head: 16 GiB per layer at "
+                                          "16k tokens and 32 heads.",
+                  "80b10d7b1f842c13d1b2": "m is the number the forward pass keeps updating, so "
+                                          "keeping it looks enough; but with m alone the sum ℓ is "
+                                          "missing, and finding it takes another pass over each "
+                                          "row: L = m + log ℓ holds both.",
+                  "e00f3b9ccb1ab62bb369": "Recomputing instead of storing is FlashAttention's "
+                                          "idea, so this is close; but only the scores are "
+                                          "recomputed, tile by tile, not the softmax's max and "
+                                          "sum: L saves that pass."},
     ),
 ]
