@@ -518,7 +518,8 @@ def _kernel_pythonpath():
 def _python_paths():
     """Python's installation, its site-packages and the course package, without repeats."""
     found = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
-             *site.getsitepackages(), str(PACKAGE), os.path.dirname(sys.executable),
+             *site.getsitepackages(), str(PACKAGE), str(_LAUNCHER.resolve().parents[1]),
+             os.path.dirname(sys.executable),
              *pythonpath().mounted}
     if site.ENABLE_USER_SITE:
         found.add(site.getusersitepackages())
