@@ -10,12 +10,13 @@ row of scores into weights that sum to one, and hand back the weighted average o
 import math
 
 import torch
+from torch import Tensor, nn
 
 from attncourse.errors import expect, shape_of
 from attncourse.masks import masked_score
 
 
-def project_qkv(x, W_Q, W_K, W_V):
+def project_qkv(x: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """Three views of the same tokens: what each asks (Q), offers (K) and hands over (V).
 
     ``x`` is ``(..., seq, d_model)``; each ``W`` is ``(d_model, d_out)`` — note that
@@ -27,18 +28,18 @@ def project_qkv(x, W_Q, W_K, W_V):
     return Q, K, V
 
 
-def dot_scores(query, key):
+def dot_scores(query: Tensor, key: Tensor) -> Tensor:
     """Raw similarity of every query with every key, ``Q Kᵀ``: ``(..., q_len, k_len)``."""
     return query @ key.transpose(-2, -1)  # (..., q_len, d_k) @ (..., d_k, k_len)
 
 
-def scaled_scores(query, key):
+def scaled_scores(query: Tensor, key: Tensor) -> Tensor:
     """``Q Kᵀ / sqrt(d_k)``: dot products brought back to unit spread whatever d_k is."""
     d_k = query.size(-1)
     return dot_scores(query, key) / math.sqrt(d_k)  # (..., q_len, k_len)
 
 
-def softmax(scores, dim=-1):
+def softmax(scores: Tensor, dim: int = -1) -> Tensor:
     """Turn scores into positive weights that sum to one along ``dim``.
 
     Subtracting the maximum first changes nothing mathematically (it cancels in the ratio)
@@ -49,7 +50,7 @@ def softmax(scores, dim=-1):
     return exps / exps.sum(dim=dim, keepdim=True)
 
 
-def check_inputs(query, key, value, mask):
+def check_inputs(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None) -> None:
     """The checks :func:`attention` makes on its inputs (also used by functions that compute
     it another way): friendly errors for wrong types and shapes."""
     for name, t in (("query", query), ("key", key), ("value", value)):
@@ -75,7 +76,7 @@ def check_inputs(query, key, value, mask):
                f"(batch, q_len, k_len), True/1 where a query may attend.")
 
 
-def _broadcasts(a, b):
+def _broadcasts(a: torch.Size, b: torch.Size) -> bool:
     try:
         torch.broadcast_shapes(a, b)
     except RuntimeError:
@@ -83,7 +84,8 @@ def _broadcasts(a, b):
     return True
 
 
-def attention(query, key, value, mask=None, dropout=None):
+def attention(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None,
+              dropout: nn.Module | None = None) -> tuple[Tensor, Tensor]:
     """Scaled dot-product attention; returns ``(output, weights)``.
 
     Works for any leading batch/head dimensions: query ``(..., q_len, d_k)``,

@@ -13,23 +13,26 @@ The story, top to bottom (notebook 07):
    same result as :func:`~attncourse.attention.attention` up to rounding;
 4. :func:`append_kv`, :class:`KVCache` — when a decoder writes one token at a time, the keys
    and values of earlier tokens never change: keep them instead of recomputing them. Every
-   attention module takes one per call (``cache=``); :func:`cached_greedy_decode` hands one to
-   each layer of notebook 05's translator (:class:`DecoderCache`);
+   attention module takes one per call (``cache=``); :func:`decode_with_caches` runs the
+   newest tokens through a model's own layers, each with its cache — notebook 05's translator
+   in :func:`cached_greedy_decode` (a :class:`DecoderCache` per layer) and notebook 08's GPT;
 5. :class:`GroupedQueryAttention` — let several query heads share one key/value head, so the
    cache holds ``num_kv_heads`` heads instead of ``num_heads`` (multi-query: one).
 """
 
 import math
 import weakref
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import torch
-from torch import nn
+from torch import Tensor, nn
 from torch.overrides import TorchFunctionMode
 
 from attncourse.attention import check_inputs, scaled_scores
 from attncourse.errors import expect
-from attncourse.layers import greedy_decode
+from attncourse.layers import EncoderDecoder, greedy_decode
 from attncourse.masks import masked_score
 from attncourse.multihead import (
     WeightsPerCall,
@@ -71,7 +74,7 @@ class _TensorBytes(TorchFunctionMode):
         self.live -= nbytes
 
 
-def _tensors(obj):
+def _tensors(obj: Any) -> Iterator[Tensor]:
     """The tensors in a function's arguments or result: nested in tuples, lists and dicts."""
     if isinstance(obj, torch.Tensor):
         yield obj
@@ -83,7 +86,7 @@ def _tensors(obj):
             yield from _tensors(item)
 
 
-def peak_tensor_bytes(fn, *args, **kwargs):
+def peak_tensor_bytes(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> tuple[Any, int]:
     """``(result, peak)``: what ``fn(*args, **kwargs)`` returns (run without autograd), and
     the most bytes of tensors created by the call that were alive at the same time (its
     result included).
@@ -99,7 +102,8 @@ def peak_tensor_bytes(fn, *args, **kwargs):
     return result, tracker.peak
 
 
-def score_matrix_bytes(batch, heads, q_len, k_len, dtype=torch.float32):
+def score_matrix_bytes(batch: int, heads: int, q_len: int, k_len: int,
+                       dtype: torch.dtype = torch.float32) -> int:
     """Bytes of one ``(batch, heads, q_len, k_len)`` tensor — the scores, or the weights."""
     return batch * heads * q_len * k_len * torch.finfo(dtype).bits // 8
 
@@ -107,7 +111,8 @@ def score_matrix_bytes(batch, heads, q_len, k_len, dtype=torch.float32):
 # ------------------------------------------------------- 2. the softmax, one block at a time
 
 
-def online_softmax_update(running_max, running_sum, output, scores, values):
+def online_softmax_update(running_max: Tensor, running_sum: Tensor, output: Tensor,
+                          scores: Tensor, values: Tensor) -> tuple[Tensor, Tensor, Tensor]:
     """Fold one block of keys into the running state of a softmax-weighted average.
 
     The state of each query row is ``running_max`` ``m`` (the largest score seen so far),
@@ -130,9 +135,10 @@ def online_softmax_update(running_max, running_sum, output, scores, values):
 # ------------------------------------------------------------------- 3. tiled attention
 
 
-def tiled_attention(query, key, value, mask=None, block_size=64):
+def tiled_attention(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = None,
+                    block_size: int = 64) -> Tensor:
     """Scaled dot-product attention one ``(block_size, block_size)`` tile of scores at a time,
-    as FlashAttention schedules it; returns the output ``(..., q_len, d_v)`` only.
+    as FlashAttention-2 schedules it; returns the output ``(..., q_len, d_v)`` only.
 
     Equal to ``attention(query, key, value, mask)[0]`` up to rounding, for any block size;
     the weights are never stored, so memory grows with ``seq × block_size``, not ``seq²``.
@@ -184,7 +190,8 @@ def _tile(mask, rows, cols):
 # --------------------------------------------------------------------------- 4. KV cache
 
 
-def append_kv(past_key, past_value, key, value):
+def append_kv(past_key: Tensor | None, past_value: Tensor | None, key: Tensor,
+              value: Tensor) -> tuple[Tensor, Tensor]:
     """The cache one step later: the past keys and values followed by the new ones along the
     sequence axis. ``past_*`` is ``None`` before the first step; shapes
     ``(batch, heads, seq, d_k)`` (values: ``d_v``), the new ones ``(batch, heads, new, d_k)``."""
@@ -203,11 +210,11 @@ class KVCache:
     keys and values of its first call only — cross-attention's encoder memory, which does not
     change while the decoder writes — so that later calls need not project them again."""
 
-    def __init__(self, fixed=False):
+    def __init__(self, fixed: bool = False) -> None:
         self.fixed = fixed
         self.key = self.value = None
 
-    def append(self, key, value):
+    def append(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
         """Add this step's keys and values; return all of them, oldest first."""
         expect(not (self.fixed and len(self)),
                "this cache is fixed (KVCache(fixed=True)): it keeps the keys and values of "
@@ -215,16 +222,17 @@ class KVCache:
         self.key, self.value = append_kv(self.key, self.value, key, value)
         return self.key, self.value
 
-    def __len__(self):
+    def __len__(self) -> int:
         return 0 if self.key is None else self.key.size(-2)
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Memory held by the cached keys and values."""
         return 0 if self.key is None else self.key.nbytes + self.value.nbytes
 
 
-def kv_cache_bytes(num_layers, batch, num_kv_heads, seq_len, d_k, dtype=torch.float16):
+def kv_cache_bytes(num_layers: int, batch: int, num_kv_heads: int, seq_len: int, d_k: int,
+                   dtype: torch.dtype = torch.float16) -> int:
     """Bytes of a full KV cache: keys and values of every layer, head and position."""
     return 2 * num_layers * batch * num_kv_heads * seq_len * d_k * torch.finfo(dtype).bits // 8
 
@@ -239,25 +247,38 @@ class DecoderCache:
     src_attn: KVCache = field(default_factory=lambda: KVCache(fixed=True))
 
 
-def decode_step(model, memory, src_mask, token, position, caches):
-    """Notebook 05's decoder run on one new token: ``token`` ``(batch, 1)`` at ``position``
-    → ``(batch, 1, d_model)``. The layers are the model's own, each given its
-    :class:`DecoderCache`: the new token's query attends to the cached past instead of the
-    past being recomputed. No mask is needed: one new query may see every position so far."""
-    embed, positions = model.tgt_embed  # Embeddings, PositionalEncoding (make_model's order)
-    x = positions.dropout(embed(token) + positions.pe[position])  # (batch, 1, d_model)
-    return model.decoder(x, memory, src_mask, None, caches=caches)  # (batch, 1, d_model)
+def decode_with_caches(layers: Iterable[nn.Module], x: Tensor,
+                       caches: Sequence[KVCache | DecoderCache], *inputs: Tensor) -> Tensor:
+    """The newest positions ``x`` ``(batch, new, d_model)`` through a decoder's own
+    ``layers``, each handed its cache, which holds the earlier positions' keys and values and
+    takes the new ones'. Returns ``(batch, new, d_model)``.
+
+    The layers' self-attention is told it is causal (``is_causal=True``, no mask): after a
+    cache that means new position i sees every cached position and new ones 0..i, so one
+    token and a whole prompt go through alike. ``inputs`` are what each layer reads between
+    ``x`` and its self-attention mask: nothing for a GPT block (an
+    :class:`~attncourse.layers.EncoderLayer` with a :class:`KVCache`), ``memory, src_mask``
+    for a :class:`~attncourse.layers.DecoderLayer` (with a :class:`DecoderCache`)."""
+    for layer, cache in zip(layers, caches):
+        x = layer(x, *inputs, None, cache, is_causal=True)  # (batch, new, d_model)
+    return x
 
 
 @torch.no_grad()
-def cached_greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None):
+def cached_greedy_decode(model: EncoderDecoder, src: Tensor, src_mask: Tensor | None,
+                         max_len: int, start_symbol: int,
+                         end_symbol: int | None = None) -> Tensor:
     """:func:`~attncourse.layers.greedy_decode` with a KV cache: each step runs the decoder on
-    the newest token only. Same arguments, same result; call ``model.eval()`` first."""
+    the newest token only (:func:`decode_with_caches`, one :class:`DecoderCache` per layer).
+    Same arguments, same result; call ``model.eval()`` first."""
     memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
     caches = [DecoderCache() for _ in model.decoder.layers]
+    embed, positions = model.tgt_embed  # Embeddings, PositionalEncoding (make_model's order)
 
     def step(ys, position):  # only the newest token goes through the decoder
-        return decode_step(model, memory, src_mask, ys[:, -1:], position, caches)
+        x = positions(embed(ys[:, -1:]), start=position)  # (batch, 1, d_model)
+        x = decode_with_caches(model.decoder.layers, x, caches, memory, src_mask)
+        return model.decoder.norm(x)  # (batch, 1, d_model)
 
     return greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol, step=step)
 
@@ -276,7 +297,8 @@ class GroupedQueryAttention(WeightsPerCall):
     weights ``(batch, num_heads, q_len, k_len)``, as :class:`MultiHeadAttention` does.
     """
 
-    def __init__(self, d_model, num_heads, num_kv_heads, dropout=0.0, bias=True):
+    def __init__(self, d_model: int, num_heads: int, num_kv_heads: int, dropout: float = 0.0,
+                 bias: bool = True) -> None:
         super().__init__()
         check_num_heads(d_model, num_heads)
         expect(isinstance(num_kv_heads, int) and num_kv_heads > 0
@@ -292,8 +314,10 @@ class GroupedQueryAttention(WeightsPerCall):
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
-                need_weights=False, cache=None):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                mask: Tensor | None = None, is_causal: bool = False, *,
+                need_weights: bool = False,
+                cache: KVCache | None = None) -> Tensor | tuple[Tensor, Tensor]:
         query, key, value = self_attention_inputs(query, key, value)
         check_attention_inputs(self.d_model, query, key, value, mask, is_causal, cache)
         q = split_heads(self.W_Q(query), self.num_heads)  # (batch, heads, q_len, d_k)
@@ -312,4 +336,4 @@ class GroupedQueryAttention(WeightsPerCall):
 
 __all__ = ["peak_tensor_bytes", "score_matrix_bytes", "online_softmax_update",
            "tiled_attention", "append_kv", "KVCache", "kv_cache_bytes", "DecoderCache",
-           "decode_step", "cached_greedy_decode", "GroupedQueryAttention"]
+           "decode_with_caches", "cached_greedy_decode", "GroupedQueryAttention"]

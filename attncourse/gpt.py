@@ -15,8 +15,9 @@ The story, top to bottom (notebook 08):
    against the token at t + 1;
 3. :func:`ngram_bits_per_char` — what a model that reads only the last one or two characters
    achieves (bigram, trigram): the baselines a transformer must beat;
-4. :class:`GPTConfig`, :class:`GPT` — embeddings, positions (learned, sinusoidal or rotary),
-   a stack of pre-norm blocks, a final layer norm, and an output layer tied to the embedding;
+4. :class:`GPTConfig`, :class:`GPT` — embeddings, positions (:class:`Positions`: learned,
+   sinusoidal, rotary or none), a stack of pre-norm blocks, a final layer norm, and an output
+   layer tied to the embedding;
 5. :func:`train_lm`, :func:`evaluate_loss`, :func:`bits_per_char` — a warmed-up, decaying
    learning rate, train and validation loss;
 6. :func:`next_token_probs`, :func:`generate`, :func:`write` — greedy decoding or sampling with a
@@ -28,17 +29,17 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from enum import Enum
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
-from attncourse.efficient import KVCache
+from attncourse.efficient import KVCache, decode_with_caches
 from attncourse.errors import expect, shape_of
-from attncourse.fit import FitHistory, evaluating, fit, torch_threads
+from attncourse.fit import FitConfig, FitHistory, evaluating, fit, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
-from attncourse.masks import causal_mask
-from attncourse.multihead import MultiHeadAttention
+from attncourse.multihead import MultiHeadAttention, check_num_heads
 from attncourse.rope import RotaryMultiHeadAttention
 
 # ------------------------------------------------------------------------ 1. text to ids
@@ -47,21 +48,21 @@ from attncourse.rope import RotaryMultiHeadAttention
 class CharTokenizer:
     """One token per character: the vocabulary is every character of ``text``, sorted."""
 
-    def __init__(self, text):
+    def __init__(self, text: str) -> None:
         self.itos = sorted(set(text))  # id -> character
         self.stoi = {c: i for i, c in enumerate(self.itos)}  # character -> id
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.itos)
 
-    def encode(self, text):
+    def encode(self, text: str) -> Tensor:
         """A string → a 1-D tensor of ids."""
         unknown = sorted({c for c in text if c not in self.stoi})
         expect(not unknown, f"characters {unknown} are not in the vocabulary "
                             f"({len(self)} characters of the training text).")
         return torch.tensor([self.stoi[c] for c in text], dtype=torch.long)
 
-    def decode(self, ids):
+    def decode(self, ids: Tensor | list[int]) -> str:
         """Ids (a tensor or a list) → the string."""
         ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
         return "".join(self.itos[i] for i in ids)
@@ -77,7 +78,7 @@ class BytePairEncoding:
     characters of ``text`` and ``merges`` times join the most frequent adjacent pair of
     tokens into a new token. Frequent words end up as one token each."""
 
-    def __init__(self, text, merges):
+    def __init__(self, text: str, merges: int) -> None:
         words = Counter(WORD_PIECES.findall(text))  # piece -> count, first-seen order
         splits = {word: list(word) for word in words}  # each piece as its current tokens
         self.itos = sorted(set(text))
@@ -98,10 +99,10 @@ class BytePairEncoding:
         self.rank = {pair: i for i, pair in enumerate(self.merges)}
         self._cache = {}
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self.itos)
 
-    def tokens(self, text):
+    def tokens(self, text: str) -> list[str]:
         """The text as token strings."""
         out = []
         for piece in WORD_PIECES.findall(text):
@@ -121,10 +122,12 @@ class BytePairEncoding:
             tokens = _merge(tokens, pair)
         return tokens
 
-    def encode(self, text):
+    def encode(self, text: str) -> Tensor:
+        """A string → a 1-D tensor of token ids."""
         return torch.tensor([self.stoi[t] for t in self.tokens(text)], dtype=torch.long)
 
-    def decode(self, ids):
+    def decode(self, ids: Tensor | list[int]) -> str:
+        """Token ids (a tensor or a list) → the string."""
         ids = ids.tolist() if hasattr(ids, "tolist") else list(ids)
         return "".join(self.itos[i] for i in ids)
 
@@ -145,7 +148,7 @@ def _merge(tokens, pair):
 # ----------------------------------------------------------- 2. next-token prediction
 
 
-def next_token_loss(logits, tokens):
+def next_token_loss(logits: Tensor, tokens: Tensor) -> Tensor:
     """The language-modelling loss: the model read ``tokens`` ``(batch, seq)`` and returned
     ``logits`` ``(batch, seq, vocab)``, where position t scores the token at t + 1. Returns
     the mean cross-entropy (in nats) over positions 0 .. seq - 2; the last position has no
@@ -155,7 +158,7 @@ def next_token_loss(logits, tokens):
     return F.cross_entropy(predictions.flatten(0, 1), targets.flatten())
 
 
-def bits_per_char(loss, tokens=1, chars=1):
+def bits_per_char(loss: float, tokens: float = 1, chars: float = 1) -> float:
     """A mean cross-entropy in nats per token → bits per character (``tokens / chars`` is
     how many tokens a character takes: 1 for a character-level model)."""
     return loss / math.log(2) * tokens / chars
@@ -164,7 +167,7 @@ def bits_per_char(loss, tokens=1, chars=1):
 # ------------------------------------------------------------------ 3. n-gram baselines
 
 
-def ngram_bits_per_char(train_ids, val_ids, n, vocab_size):
+def ngram_bits_per_char(train_ids: Tensor, val_ids: Tensor, n: int, vocab_size: int) -> float:
     """Bits per character on ``val_ids`` of an n-gram model counted on ``train_ids``: the next
     character predicted from the previous ``n - 1`` alone.
 
@@ -198,7 +201,23 @@ def _ngram_index(ids, n, V):
 # ----------------------------------------------------------------------------- 4. the model
 
 
-POSITIONS = ("learned", "sinusoidal", "rotary", "none")
+class Positions(str, Enum):
+    """How a :class:`GPT` knows where each token is: a ``LEARNED`` vector per position (up to
+    the context), notebook 05's ``SINUSOIDAL`` waves added to the embeddings, ``ROTARY``
+    rotations of the queries and keys inside attention, or ``NONE`` at all. A member equals its
+    string (``Positions.ROTARY == "rotary"``), so either may be given."""
+
+    LEARNED = "learned"
+    SINUSOIDAL = "sinusoidal"
+    ROTARY = "rotary"
+    NONE = "none"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: The names :class:`GPTConfig` accepts for ``positions``.
+POSITIONS = tuple(kind.value for kind in Positions)
 
 #: The sines and cosines are multiplied by this, the spread of the token embeddings at
 #: initialisation (std 0.02). At their own size (about 1) they drown the tokens: measured,
@@ -208,8 +227,11 @@ SINUSOIDAL_SCALE = 0.02
 
 @dataclass
 class GPTConfig:
-    """The shape of a :class:`GPT`. ``context`` is the longest text it is trained to read;
-    ``positions`` is ``"learned"``, ``"sinusoidal"``, ``"rotary"`` or ``"none"``."""
+    """The shape of a :class:`GPT`. ``context`` is the longest text it is trained to read (and
+    how far learned positions reach); ``positions`` is a :class:`Positions` or its name,
+    ``"learned"``, ``"sinusoidal"``, ``"rotary"`` or ``"none"``; ``max_len`` is how far the
+    sinusoidal table reaches, as in :class:`~attncourse.layers.PositionalEncoding` (rotary
+    angles are computed for any position, so rotary and none have no limit)."""
 
     vocab_size: int
     context: int = 64
@@ -218,31 +240,54 @@ class GPTConfig:
     num_layers: int = 2
     d_ff: int = 256
     dropout: float = 0.0
-    positions: str = "rotary"
+    positions: Positions = Positions.ROTARY
     tie_weights: bool = True
-    max_positions: int = 4096  # sinusoidal and rotary positions reach this far
+    max_len: int = 4096
+
+    @property
+    def d_k(self) -> int:
+        """The size of one head."""
+        return self.d_model // self.num_heads
+
+    def __post_init__(self):
+        expect(self.positions in POSITIONS,
+               f"positions should be one of {POSITIONS}, got {self.positions!r}.")
+        self.positions = Positions(self.positions)  # a name given as a string: its member
+        for name in ("vocab_size", "context", "num_layers", "d_ff", "max_len"):
+            value = getattr(self, name)
+            expect(isinstance(value, int) and not isinstance(value, bool) and value > 0,
+                   f"{name} should be a whole number > 0, got {value!r}.")
+        check_num_heads(self.d_model, self.num_heads)
+        expect(isinstance(self.dropout, (int, float)) and 0 <= self.dropout < 1,
+               f"dropout is a probability: 0 ≤ dropout < 1, got {self.dropout!r}.")
+        if self.positions is Positions.SINUSOIDAL:
+            expect(self.d_model % 2 == 0, f"sinusoidal positions come in sine/cosine pairs: "
+                                          f"d_model should be even, got {self.d_model}.")
+        if self.positions is Positions.ROTARY:
+            expect(self.d_k % 2 == 0, f"rotary positions turn pairs of features: each head's "
+                                      f"d_k = d_model / num_heads should be even, got "
+                                      f"{self.d_model} / {self.num_heads} = {self.d_k}.")
 
 
 class GPT(nn.Module):
     """A decoder-only transformer: token embedding (+ position vectors), ``n`` blocks of
-    masked self-attention and feed-forward (each an :class:`EncoderLayer` given the causal
-    mask), a final layer norm and an output layer that scores every token of the vocabulary.
+    masked self-attention and feed-forward (each an :class:`EncoderLayer` whose attention is
+    causal), a final layer norm and an output layer that scores every token of the vocabulary.
 
     ``forward(ids)`` maps ``(batch, seq)`` ids to ``(batch, seq, vocab)`` logits: position t
     scores the token at t + 1 having read tokens 0..t."""
 
-    def __init__(self, config):
+    def __init__(self, config: GPTConfig) -> None:
         super().__init__()
-        expect(config.positions in POSITIONS,
-               f"positions should be one of {POSITIONS}, got {config.positions!r}.")
         self.config = c = config
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
-        if c.positions == "learned":
+        if c.positions is Positions.LEARNED:
             self.position = nn.Embedding(c.context, c.d_model)  # one vector per position
-        elif c.positions == "sinusoidal":  # notebook 05's table, at the embeddings' scale
-            table = SINUSOIDAL_SCALE * sinusoidal_positions(c.max_positions, c.d_model)
+        elif c.positions is Positions.SINUSOIDAL:  # notebook 05's table, at the embeddings' scale
+            table = SINUSOIDAL_SCALE * sinusoidal_positions(c.max_len, c.d_model)
             self.register_buffer("pe", table, persistent=False)
-        attention = RotaryMultiHeadAttention if c.positions == "rotary" else MultiHeadAttention
+        attention = (RotaryMultiHeadAttention if c.positions is Positions.ROTARY
+                     else MultiHeadAttention)
         self.blocks = nn.ModuleList(
             EncoderLayer(c.d_model, attention(c.d_model, c.num_heads, c.dropout),
                          FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
@@ -253,37 +298,40 @@ class GPT(nn.Module):
         if c.tie_weights:
             self.head.weight = self.embed.weight  # one (vocab, d_model) matrix, used twice
 
-    def embed_tokens(self, ids, start=0):
+    def embed_tokens(self, ids: Tensor, start: int = 0) -> Tensor:
         """Token vectors plus the position vectors of positions ``start, start + 1, ...``
         (rotary and none add nothing here)."""
         seq = ids.size(1)
         x = self.embed(ids)  # (batch, seq, d_model)
         kind = self.config.positions
-        if kind == "learned":
+        if kind is Positions.LEARNED:
             expect(start + seq <= self.config.context,
                    f"this model learned position vectors for {self.config.context} positions "
                    f"only; it cannot read position {start + seq - 1}.")
             x = x + self.position.weight[start:start + seq]
-        elif kind == "sinusoidal":
-            expect(start + seq <= self.pe.size(0), f"positions reach {self.pe.size(0)} only.")
+        elif kind is Positions.SINUSOIDAL:
+            expect(start + seq <= self.pe.size(0), f"positions reach {self.pe.size(0)} only "
+                                                   f"(GPTConfig's max_len).")
             x = x + self.pe[start:start + seq]
         return x  # (batch, seq, d_model)
 
-    def forward(self, ids):
+    def forward(self, ids: Tensor) -> Tensor:
+        """``(batch, seq)`` ids → ``(batch, seq, vocab)`` logits. Every block's attention is
+        told it is causal (``is_causal=True``): no mask is built, and PyTorch's fused kernel
+        skips the scores above the diagonal."""
         expect(torch.is_tensor(ids) and ids.dim() == 2 and not ids.is_floating_point(),
                f"ids should be a (batch, seq) tensor of token ids, got {shape_of(ids)}.")
         x = self.embed_tokens(ids)  # (batch, seq, d_model)
-        mask = causal_mask(ids.size(1), ids.device)  # (seq, seq): no peeking ahead
         for block in self.blocks:
-            x = block(x, mask)  # (batch, seq, d_model)
+            x = block(x, None, is_causal=True)  # (batch, seq, d_model): no peeking ahead
         return self.head(self.norm(x))  # (batch, seq, vocab)
 
-    def num_parameters(self):
+    def num_parameters(self) -> int:
         """Distinct parameters (a tied matrix counts once)."""
         return sum(p.numel() for p in self.parameters())
 
 
-def _init_weights(module):
+def _init_weights(module: nn.Module) -> None:
     """GPT-2's initialisation: small normal weights (std 0.02), zero biases."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, std=0.02)
@@ -303,15 +351,18 @@ class LMHistory(FitHistory):
     val_losses: list = field(default_factory=list)
 
 
-def random_windows(ids, context, batch_size, generator=None):
+def random_windows(ids: Tensor, context: int, batch_size: int,
+                   generator: torch.Generator | None = None) -> Tensor:
     """``(batch_size, context)``: windows of ``ids`` starting at random places."""
     starts = torch.randint(0, len(ids) - context + 1, (batch_size,), generator=generator)
     index = starts.unsqueeze(1) + torch.arange(context)  # (batch, context), on the CPU
     return ids[index.to(ids.device)]  # (batch, context)
 
 
-def train_lm(model, train_ids, val_ids=None, steps=300, batch_size=16, lr=1e-2, warmup=30,
-             seed=0, threads=1, log_every=25, progress=True, schedule=None):
+def train_lm(model: GPT, train_ids: Tensor, val_ids: Tensor | None = None, steps: int = 300,
+             batch_size: int = 16, lr: float = 1e-2, warmup: int = 30, seed: int = 0,
+             threads: int = 1, log_every: int = 25, progress: bool = True,
+             schedule: int | None = None) -> LMHistory:
     """Train ``model`` on random windows of ``train_ids`` with Adam; the learning rate rises
     linearly over ``warmup`` steps to ``lr``, then decays linearly to zero at step
     ``schedule`` (default: ``steps``; a shorter run follows the first ``steps`` of it), as in
@@ -332,13 +383,13 @@ def train_lm(model, train_ids, val_ids=None, steps=300, batch_size=16, lr=1e-2, 
         history.val_losses.append(evaluate_loss(model, val_ids))
         return f"  validation {history.val_losses[-1]:.3f}"
 
+    config = FitConfig(steps, lr, warmup, schedule, log_every, progress)
     with torch_threads(threads):
-        return fit(model, optimizer, batches, loss_of, LMHistory(), steps, lr, warmup,
-                   schedule, log_every, measure=measure, progress=progress)
+        return fit(model, optimizer, batches, loss_of, LMHistory(), config, measure=measure)
 
 
 @torch.no_grad()
-def evaluate_loss(model, ids, batch_size=64):
+def evaluate_loss(model: GPT, ids: Tensor, batch_size: int = 64) -> float:
     """Mean next-token loss (nats per token) over ``ids`` cut into windows of the model's
     context, one after the other; each window predicts its tokens 1 .. context - 1."""
     context = model.config.context
@@ -356,7 +407,7 @@ def evaluate_loss(model, ids, batch_size=64):
 
 
 @torch.no_grad()
-def position_losses(model, ids, length, batch_size=32):
+def position_losses(model: GPT, ids: Tensor, length: int, batch_size: int = 32) -> Tensor:
     """``(length - 1,)``: the mean loss (nats) of the prediction made at each position of
     windows of ``length`` tokens of ``ids`` — longer than the model's context, this measures
     how it copes with positions it never saw in training."""
@@ -375,7 +426,8 @@ def position_losses(model, ids, length, batch_size=32):
 # -------------------------------------------------------------------------- 6. generation
 
 
-def next_token_probs(logits, temperature=1.0, top_k=None):
+def next_token_probs(logits: Tensor, temperature: float = 1.0,
+                     top_k: int | None = None) -> Tensor:
     """Probabilities of the next token from its ``logits`` ``(..., vocab)``: divide the logits
     by ``temperature`` (below 1 sharpens, above 1 flattens), keep only the ``top_k`` largest
     (the others get probability 0; ``None`` keeps all), then softmax."""
@@ -388,26 +440,23 @@ def next_token_probs(logits, temperature=1.0, top_k=None):
     return logits.softmax(dim=-1)  # (..., vocab)
 
 
-def forward_cached(model, ids, caches, start):
+def forward_cached(model: GPT, ids: Tensor, caches: list[KVCache], start: int) -> Tensor:
     """The model on new tokens ``ids`` ``(batch, new)`` at positions ``start, start + 1, ...``,
     with one :class:`~attncourse.efficient.KVCache` per block holding the earlier positions.
     Returns their logits ``(batch, new, vocab)``, equal to those of ``model`` on the whole
-    text. The blocks are the model's own; each hands its attention its cache, whose new keys
-    and values (rotated first, for rotary attention) join it."""
-    new = ids.size(1)
-    mask = None  # one new token may see every position so far
-    if new > 1:  # a prompt: query start + i may see keys 0 .. start + i
-        positions = torch.arange(start, start + new, device=ids.device)  # (new,)
-        mask = torch.arange(start + new, device=ids.device) <= positions.unsqueeze(1)
+    text. The blocks are the model's own, run by notebook 07's
+    :func:`~attncourse.efficient.decode_with_caches` (the translator's cached decoding runs
+    its decoder layers the same way): each hands its attention its cache, whose new keys and
+    values (rotated first, for rotary attention) join it."""
     x = model.embed_tokens(ids, start)  # (batch, new, d_model)
-    for block, cache in zip(model.blocks, caches):
-        x = block(x, mask, cache)  # (batch, new, d_model)
+    x = decode_with_caches(model.blocks, x, caches)  # (batch, new, d_model)
     return model.head(model.norm(x))  # (batch, new, vocab)
 
 
 @torch.no_grad()
-def generate(model, prompt, max_new_tokens, temperature=1.0, top_k=None, generator=None,
-             use_cache=True):
+def generate(model: GPT, prompt: Tensor, max_new_tokens: int, temperature: float = 1.0,
+             top_k: int | None = None, generator: torch.Generator | None = None,
+             use_cache: bool = True) -> Tensor:
     """Continue ``prompt`` ``(batch, n)`` ids by ``max_new_tokens`` tokens, one at a time:
     each new token is sampled from :func:`next_token_probs` (``temperature=0``: the most
     likely token, greedy decoding). Returns ``(batch, n + max_new_tokens)``.
@@ -441,8 +490,9 @@ def generate(model, prompt, max_new_tokens, temperature=1.0, top_k=None, generat
     return ids
 
 
-def write(model, tokenizer, prompt, length=200, temperature=0.8, top_k=None, seed=0,
-          use_cache=True):
+def write(model: GPT, tokenizer: CharTokenizer | BytePairEncoding, prompt: str,
+          length: int = 200, temperature: float = 0.8, top_k: int | None = None, seed: int = 0,
+          use_cache: bool = True) -> str:
     """``prompt`` continued by ``length`` tokens, as text (sampling seeded by ``seed``)."""
     device = model.embed.weight.device
     ids = tokenizer.encode(prompt).unsqueeze(0).to(device)  # (1, n)
@@ -452,6 +502,6 @@ def write(model, tokenizer, prompt, length=200, temperature=0.8, top_k=None, see
 
 
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
-           "ngram_bits_per_char", "GPTConfig", "GPT", "LMHistory", "random_windows",
-           "train_lm", "evaluate_loss", "position_losses", "next_token_probs",
+           "ngram_bits_per_char", "Positions", "POSITIONS", "GPTConfig", "GPT", "LMHistory",
+           "random_windows", "train_lm", "evaluate_loss", "position_losses", "next_token_probs",
            "forward_cached", "generate", "write"]

@@ -26,13 +26,13 @@ the same when built with ``norm_first=True``; :meth:`EncoderLayer.from_torch` co
 
 import copy
 import math
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
 from attncourse.errors import expect
-from attncourse.masks import causal_mask
 from attncourse.multihead import MultiHeadAttention
 
 # --------------------------------------------------------------- 1-3. the building blocks
@@ -42,12 +42,12 @@ class SublayerConnection(nn.Module):
     """A residual connection around any sublayer, with layer norm first (pre-norm):
     ``x + dropout(sublayer(norm(x)))``."""
 
-    def __init__(self, size, dropout):
+    def __init__(self, size: int, dropout: float) -> None:
         super().__init__()
         self.norm = nn.LayerNorm(size)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x, sublayer):
+    def forward(self, x: Tensor, sublayer: Callable[[Tensor], Tensor]) -> Tensor:
         return x + self.dropout(sublayer(self.norm(x)))  # (batch, seq, d_model)
 
 
@@ -55,18 +55,18 @@ class FeedForward(nn.Module):
     """``FFN(x) = max(0, x W_1 + b_1) W_2 + b_2``, the same small MLP at every position:
     widen to ``d_ff``, apply ReLU, project back to ``d_model``."""
 
-    def __init__(self, d_model, d_ff, dropout=0.1):
+    def __init__(self, d_model: int, d_ff: int, dropout: float = 0.1) -> None:
         super().__init__()
         self.w_1 = nn.Linear(d_model, d_ff)
         self.w_2 = nn.Linear(d_ff, d_model)
         self.dropout = nn.Dropout(dropout)
 
-    def forward(self, x):
+    def forward(self, x: Tensor) -> Tensor:
         hidden = self.dropout(F.relu(self.w_1(x)))  # (batch, seq, d_ff)
         return self.w_2(hidden)  # (batch, seq, d_model)
 
 
-def sinusoidal_positions(max_len, d_model):
+def sinusoidal_positions(max_len: int, d_model: int) -> Tensor:
     """``(max_len, d_model)``: ``PE[pos, 2i] = sin(pos / 10000^(2i/d_model))`` and
     ``PE[pos, 2i+1] = cos(...)`` — waves from fast (left columns) to slow (right columns)."""
     expect(d_model % 2 == 0, f"d_model should be even (sine/cosine pairs), got {d_model}.")
@@ -82,52 +82,59 @@ def sinusoidal_positions(max_len, d_model):
 class PositionalEncoding(nn.Module):
     """Add the sinusoidal position pattern to a batch of embeddings, then dropout."""
 
-    def __init__(self, d_model, dropout=0.1, max_len=512):
+    def __init__(self, d_model: int, dropout: float = 0.1, max_len: int = 512) -> None:
         super().__init__()
         self.dropout = nn.Dropout(dropout)
         self.register_buffer("pe", sinusoidal_positions(max_len, d_model), persistent=False)
 
-    def forward(self, x):
+    def forward(self, x: Tensor, start: int = 0) -> Tensor:
+        """``x`` ``(batch, seq, d_model)`` at positions ``start, start + 1, ...``: ``start`` is
+        how many positions came before (a KV cache holds them, notebook 07)."""
         seq = x.size(1)
-        expect(seq <= self.pe.size(0), f"sequence of {seq} tokens is longer than max_len = "
-                                       f"{self.pe.size(0)}.")
-        return self.dropout(x + self.pe[:seq])  # (batch, seq, d_model)
+        expect(start + seq <= self.pe.size(0), f"sequence of {start + seq} tokens is longer "
+                                               f"than max_len = {self.pe.size(0)}.")
+        return self.dropout(x + self.pe[start:start + seq])  # (batch, seq, d_model)
 
 
 # -------------------------------------------------------- 4-5. encoder and decoder layers
 
 
-def clones(module, n):
+def clones(module: nn.Module, n: int) -> nn.ModuleList:
     """``n`` independent deep copies of a module (each with its own weights)."""
     return nn.ModuleList(copy.deepcopy(module) for _ in range(n))
 
 
-def _cached(cache):
-    """The ``cache=`` argument of an attention call, given only when there is a cache: an
-    attention module that knows no caches (the Annotated Transformer's, a learner's) then
-    fits a layer too."""
-    return {} if cache is None else {"cache": cache}
+def _call_options(cache=None, is_causal=False) -> dict:
+    """The ``cache=`` and ``is_causal=`` arguments of a call, each given only when it says
+    something (a cache, causal attention): an attention module or layer that knows neither
+    (the Annotated Transformer's, a learner's) then fits wherever it is called with a mask."""
+    return {**({} if cache is None else {"cache": cache}),
+            **({"is_causal": True} if is_causal else {})}
 
 
 class EncoderLayer(nn.Module):
     """Self-attention over the source, then feed-forward, each in a :class:`SublayerConnection`."""
 
-    def __init__(self, size, self_attn, feed_forward, dropout):
+    def __init__(self, size: int, self_attn: nn.Module, feed_forward: nn.Module,
+                 dropout: float) -> None:
         super().__init__()
         self.size = size
         self.self_attn = self_attn
         self.feed_forward = feed_forward
         self.sublayer = clones(SublayerConnection(size, dropout), 2)
 
-    def forward(self, x, mask, cache=None):
+    def forward(self, x: Tensor, mask: Tensor | None, cache=None, *,
+                is_causal: bool = False) -> Tensor:
         """``x`` ``(batch, src_len, d_model)``; ``mask`` hides padding keys ``(batch, 1, src_len)``.
-        A GPT block is this layer with a causal mask; it may hand its attention a KV ``cache``
+        A GPT block is this layer with causal attention: ``mask=None, is_causal=True`` tells
+        its attention so, without a mask to build. It may hand its attention a KV ``cache``
         (notebook 07), which then holds the earlier positions."""
-        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask, **_cached(cache)))
+        options = _call_options(cache, is_causal)
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, mask, **options))
         return self.sublayer[1](x, self.feed_forward)  # (batch, src_len, d_model)
 
     @classmethod
-    def from_torch(cls, layer):
+    def from_torch(cls, layer: nn.TransformerEncoderLayer) -> "EncoderLayer":
         """Our layer holding the weights of a ``torch.nn.TransformerEncoderLayer`` built with
         ``batch_first=True, norm_first=True`` (ReLU): both compute the same function."""
         _expect_torch_layer(layer, nn.TransformerEncoderLayer)
@@ -141,7 +148,8 @@ class DecoderLayer(nn.Module):
     """Masked self-attention, cross-attention over the encoder's output, feed-forward; each
     in a :class:`SublayerConnection`. Call-compatible with the Annotated Transformer's."""
 
-    def __init__(self, size, self_attn, src_attn, feed_forward, dropout):
+    def __init__(self, size: int, self_attn: nn.Module, src_attn: nn.Module,
+                 feed_forward: nn.Module, dropout: float) -> None:
         super().__init__()
         self.size = size
         self.self_attn = self_attn
@@ -149,23 +157,27 @@ class DecoderLayer(nn.Module):
         self.feed_forward = feed_forward
         self.sublayer = clones(SublayerConnection(size, dropout), 3)
 
-    def forward(self, x, memory, src_mask, tgt_mask, cache=None):
+    def forward(self, x: Tensor, memory: Tensor, src_mask: Tensor | None,
+                tgt_mask: Tensor | None, cache=None, *, is_causal: bool = False) -> Tensor:
         """``x`` ``(batch, tgt_len, d_model)``, ``memory`` ``(batch, src_len, d_model)``;
         ``tgt_mask`` ``(batch, tgt_len, tgt_len)``, ``src_mask`` ``(batch, 1, src_len)``.
-        ``cache``, a :class:`~attncourse.efficient.DecoderCache`, lets ``x`` be only the newest
+        ``tgt_mask=None, is_causal=True``: the self-attention is causal and no target mask
+        is built (the caller knows: no padding in the target). ``cache``, a
+        :class:`~attncourse.efficient.DecoderCache`, lets ``x`` be only the newest
         position(s): each attention reads the rest from it (notebook 07)."""
         self_cache, src_cache = (None, None) if cache is None else (cache.self_attn,
                                                                      cache.src_attn)
+        self_options = _call_options(self_cache, is_causal)
         # 1. masked self-attention: each target position looks at itself and earlier ones
-        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask, **_cached(self_cache)))
+        x = self.sublayer[0](x, lambda x: self.self_attn(x, x, x, tgt_mask, **self_options))
         # 2. cross-attention: queries from the decoder, keys and values from the encoder
         x = self.sublayer[1](x, lambda x: self.src_attn(x, memory, memory, src_mask,
-                                                        **_cached(src_cache)))
+                                                        **_call_options(src_cache)))
         # 3. position-wise feed-forward
         return self.sublayer[2](x, self.feed_forward)  # (batch, tgt_len, d_model)
 
     @classmethod
-    def from_torch(cls, layer):
+    def from_torch(cls, layer: nn.TransformerDecoderLayer) -> "DecoderLayer":
         """Our layer holding the weights of a ``torch.nn.TransformerDecoderLayer`` built with
         ``batch_first=True, norm_first=True`` (ReLU): both compute the same function."""
         _expect_torch_layer(layer, nn.TransformerDecoderLayer)
@@ -177,7 +189,7 @@ class DecoderLayer(nn.Module):
 
 
 @torch.no_grad()
-def position_influence(f, x, nudge=1.0):
+def position_influence(f: Callable[[Tensor], Tensor], x: Tensor, nudge: float = 1.0) -> Tensor:
     """``(seq, seq)``: entry ``[i, j]`` is how much output position i changes (largest
     absolute change over batch and features) when input position j alone is nudged.
     ``f`` maps ``(batch, seq, d_model)`` to the same shape. A causal decoder gives a lower
@@ -224,12 +236,12 @@ def _copy_norms(ours, norms):
 class Encoder(nn.Module):
     """``n`` encoder layers, then a final layer norm (pre-norm leaves the sum unnormalised)."""
 
-    def __init__(self, layer, n):
+    def __init__(self, layer: EncoderLayer, n: int) -> None:
         super().__init__()
         self.layers = clones(layer, n)
         self.norm = nn.LayerNorm(layer.size)
 
-    def forward(self, x, mask):
+    def forward(self, x: Tensor, mask: Tensor | None) -> Tensor:
         for layer in self.layers:
             x = layer(x, mask)  # (batch, src_len, d_model)
         return self.norm(x)
@@ -238,16 +250,20 @@ class Encoder(nn.Module):
 class Decoder(nn.Module):
     """``n`` decoder layers, each attending to the same encoder output, then a layer norm."""
 
-    def __init__(self, layer, n):
+    def __init__(self, layer: DecoderLayer, n: int) -> None:
         super().__init__()
         self.layers = clones(layer, n)
         self.norm = nn.LayerNorm(layer.size)
 
-    def forward(self, x, memory, src_mask, tgt_mask, caches=None):
-        """``caches``: one :class:`~attncourse.efficient.DecoderCache` per layer, or None."""
+    def forward(self, x: Tensor, memory: Tensor, src_mask: Tensor | None,
+                tgt_mask: Tensor | None, caches: list | None = None, *,
+                is_causal: bool = False) -> Tensor:
+        """``caches``: one :class:`~attncourse.efficient.DecoderCache` per layer, or None;
+        ``is_causal=True`` in place of a causal ``tgt_mask`` (as :meth:`DecoderLayer.forward`)."""
         caches = caches or [None] * len(self.layers)
         for layer, cache in zip(self.layers, caches):
-            x = layer(x, memory, src_mask, tgt_mask, cache)  # (batch, tgt_len, d_model)
+            x = layer(x, memory, src_mask, tgt_mask, cache,
+                      **_call_options(is_causal=is_causal))  # (batch, tgt_len, d_model)
         return self.norm(x)
 
 
@@ -255,12 +271,12 @@ class Embeddings(nn.Module):
     """Token ids → vectors, scaled by sqrt(d_model) so they are not drowned by the
     positional encoding that is added next."""
 
-    def __init__(self, d_model, vocab_size):
+    def __init__(self, d_model: int, vocab_size: int) -> None:
         super().__init__()
         self.lut = nn.Embedding(vocab_size, d_model)
         self.d_model = d_model
 
-    def forward(self, tokens):
+    def forward(self, tokens: Tensor) -> Tensor:
         return self.lut(tokens) * math.sqrt(self.d_model)  # (batch, seq, d_model)
 
 
@@ -268,7 +284,8 @@ class EncoderDecoder(nn.Module):
     """The whole translator: source embedding → encoder → ``memory``; target embedding +
     ``memory`` → decoder → generator, which scores every target word at every position."""
 
-    def __init__(self, encoder, decoder, src_embed, tgt_embed, generator):
+    def __init__(self, encoder: Encoder, decoder: Decoder, src_embed: nn.Module,
+                 tgt_embed: nn.Module, generator: nn.Module) -> None:
         super().__init__()
         self.encoder = encoder
         self.decoder = decoder
@@ -276,19 +293,26 @@ class EncoderDecoder(nn.Module):
         self.tgt_embed = tgt_embed
         self.generator = generator
 
-    def encode(self, src, src_mask):
+    def encode(self, src: Tensor, src_mask: Tensor | None) -> Tensor:
+        """The source read by the encoder: ``memory`` ``(batch, src_len, d_model)``."""
         return self.encoder(self.src_embed(src), src_mask)  # (batch, src_len, d_model)
 
-    def decode(self, memory, src_mask, tgt, tgt_mask):
-        return self.decoder(self.tgt_embed(tgt), memory, src_mask, tgt_mask)  # (b, tgt_len, d)
+    def decode(self, memory: Tensor, src_mask: Tensor | None, tgt: Tensor,
+               tgt_mask: Tensor | None, *, is_causal: bool = False) -> Tensor:
+        """The decoder's output ``(batch, tgt_len, d_model)`` for the target so far;
+        ``is_causal=True`` in place of a causal ``tgt_mask``, as :meth:`DecoderLayer.forward`."""
+        x = self.tgt_embed(tgt)  # (batch, tgt_len, d_model)
+        return self.decoder(x, memory, src_mask, tgt_mask, **_call_options(is_causal=is_causal))
 
-    def forward(self, src, tgt, src_mask, tgt_mask):
+    def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None,
+                tgt_mask: Tensor | None) -> Tensor:
         """Logits ``(batch, tgt_len, tgt_vocab)``: at each position, the next word's scores."""
         memory = self.encode(src, src_mask)
         return self.generator(self.decode(memory, src_mask, tgt, tgt_mask))
 
 
-def make_model(src_vocab, tgt_vocab, n=2, d_model=64, d_ff=128, h=4, dropout=0.1):
+def make_model(src_vocab: int, tgt_vocab: int, n: int = 2, d_model: int = 64, d_ff: int = 128,
+               h: int = 4, dropout: float = 0.1) -> EncoderDecoder:
     """An :class:`EncoderDecoder` with ``n`` layers on each side, ``h`` heads of
     ``d_model / h``, sinusoidal positions and a linear generator head."""
     attn = MultiHeadAttention(d_model, h, dropout)
@@ -311,19 +335,21 @@ def make_model(src_vocab, tgt_vocab, n=2, d_model=64, d_ff=128, h=4, dropout=0.1
 
 
 @torch.no_grad()
-def greedy_decode(model, src, src_mask, max_len, start_symbol, end_symbol=None, step=None):
+def greedy_decode(model: EncoderDecoder, src: Tensor, src_mask: Tensor | None, max_len: int,
+                  start_symbol: int, end_symbol: int | None = None,
+                  step: Callable[[Tensor, int], Tensor] | None = None) -> Tensor:
     """Translate a batch greedily: start from ``start_symbol`` and append the best-scoring
     word until ``max_len`` tokens or every sentence has produced ``end_symbol``.
     Returns ``(batch, <= max_len)`` ids, beginning with ``start_symbol``.
 
     ``step(ys, position)`` returns the decoder's output for the newest token; by default the
-    whole prefix is decoded again each step (notebook 07 swaps in a KV cache)."""
+    whole prefix is decoded again each step (notebook 07 swaps in a KV cache). The prefix has
+    no padding, so its self-attention is plain causal: ``is_causal=True``, no mask built."""
     if step is None:
         memory = model.encode(src, src_mask)  # (batch, src_len, d_model)
 
-        def step(ys, position):
-            tgt_mask = causal_mask(ys.size(1), src.device)  # (tgt_len, tgt_len)
-            return model.decode(memory, src_mask, ys, tgt_mask)  # (batch, tgt_len, d_model)
+        def step(ys, position):  # (batch, tgt_len, d_model)
+            return model.decode(memory, src_mask, ys, None, is_causal=True)
 
     ys = torch.full((src.size(0), 1), start_symbol, dtype=torch.long, device=src.device)
     done = torch.zeros(src.size(0), dtype=torch.bool, device=src.device)

@@ -6,6 +6,7 @@ Convention (as in the Annotated Transformer and in ``F.scaled_dot_product_attent
 """
 
 import torch
+from torch import Tensor
 
 from attncourse.errors import expect, shape_of
 
@@ -17,18 +18,18 @@ MASK_VALUE_POLICY = (
 )
 
 
-def masked_score(scores, mask):
+def masked_score(scores: Tensor, mask: Tensor) -> Tensor:
     """Replace the scores where ``mask`` is False/0 by the most negative finite value."""
     return scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
 
 
-def causal_mask(size, device=None):
+def causal_mask(size: int, device: torch.device | str | None = None) -> Tensor:
     """``(size, size)`` bool, True on and below the diagonal: position i sees 0..i only."""
     expect(isinstance(size, int) and size > 0, f"size should be a positive int, got {size!r}.")
     return torch.ones(size, size, dtype=torch.bool, device=device).tril()  # (size, size)
 
 
-def padding_mask(tokens, pad_id):
+def padding_mask(tokens: Tensor, pad_id: int) -> Tensor:
     """``(batch, 1, seq)`` bool, True for real tokens: every query may attend to them.
 
     The middle 1 broadcasts over query positions, so the same mask serves scores of shape
@@ -39,12 +40,12 @@ def padding_mask(tokens, pad_id):
     return (tokens != pad_id).unsqueeze(-2)  # (batch, 1, seq)
 
 
-def target_mask(tokens, pad_id):
+def target_mask(tokens: Tensor, pad_id: int) -> Tensor:
     """``(batch, seq, seq)`` bool for a decoder: no padding keys and no peeking ahead."""
     seq = tokens.size(-1)
     return padding_mask(tokens, pad_id) & causal_mask(seq, tokens.device)  # (batch, seq, seq)
 
 
-def to_nn_mha_mask(mask):
+def to_nn_mha_mask(mask: Tensor) -> Tensor:
     """Our mask (True = may attend) as ``nn.MultiheadAttention`` wants it (True = blocked)."""
     return ~mask.bool()

@@ -16,8 +16,8 @@ the transpose, W_Qᵀ, as its ``.weight``; W_K, W_V and W_O alike. The story, to
    in one batched call instead of a Python loop;
 3. :func:`multi_head_forward` — the paper's formula with plain matrices;
 4. :class:`MultiHeadAttention` — the module: one fused Q/K/V projection (:func:`project_heads`),
-   all heads in one call of PyTorch's fused kernel (:func:`sdpa_heads`, which hands a causal
-   mask over as ``is_causal``), W_O; interchangeable with ``torch.nn.MultiheadAttention``
+   all heads in one call of PyTorch's fused kernel (:func:`sdpa_heads`, which hands causal
+   attention over as ``is_causal``), W_O; interchangeable with ``torch.nn.MultiheadAttention``
    (``from_torch`` / ``to_torch``). Its weights are asked for per call (``need_weights=True``,
    as in PyTorch), and a KV cache (notebook 07) is handed over per call too (``cache=``);
 5. :class:`MultiHeadFromHeads` — the same thing built from h separate heads, to prove the
@@ -28,11 +28,12 @@ the transpose, W_Qᵀ, as its ``.weight``; W_K, W_V and W_O alike. The story, to
 """
 
 import functools
+from collections.abc import Iterator
 from contextlib import contextmanager
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
 from attncourse.attention import attention
 from attncourse.errors import expect, shape_of
@@ -41,7 +42,8 @@ from attncourse.masks import causal_mask
 # ------------------------------------------------------------------------ 1. one head
 
 
-def self_attention_inputs(query, key=None, value=None):
+def self_attention_inputs(query: Tensor, key: Tensor | None = None,
+                          value: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """``(query, key, value)`` with ``key`` defaulting to ``query`` (self-attention) and
     ``value`` to ``key``."""
     key = query if key is None else key
@@ -52,7 +54,7 @@ class AttentionHead(nn.Module):
     """One attention head: its own query/key/value projections, then scaled dot-product
     attention. ``head(x)`` returns ``(output, probs)`` like a ViT tutorial's per-head listing."""
 
-    def __init__(self, hidden_size, attention_head_size, bias=True):
+    def __init__(self, hidden_size: int, attention_head_size: int, bias: bool = True) -> None:
         super().__init__()
         self.hidden_size = hidden_size  # d_model
         self.attention_head_size = attention_head_size  # d_k
@@ -60,7 +62,8 @@ class AttentionHead(nn.Module):
         self.key = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_K_i
         self.value = nn.Linear(hidden_size, attention_head_size, bias=bias)  # W_V_i
 
-    def forward(self, query, key=None, value=None, mask=None):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
         """``key`` defaults to ``query`` (self-attention, ``head(x)``) and ``value``
         to ``key``; returns ``(output (batch, q_len, d_k), probs (batch, q_len, k_len))``."""
         query, key, value = self_attention_inputs(query, key, value)
@@ -70,14 +73,14 @@ class AttentionHead(nn.Module):
 # ------------------------------------------------------- 2. all heads in one tensor
 
 
-def check_num_heads(d_model, num_heads):
+def check_num_heads(d_model: int, num_heads: int) -> None:
     """``d_model`` must split into ``num_heads`` heads of one width, d_k = d_model / num_heads."""
     expect(isinstance(num_heads, int) and num_heads > 0 and d_model % num_heads == 0,
            f"d_model = {d_model} must split evenly into num_heads = {num_heads!r} heads "
            f"(e.g. 256 = 8 × 32).")
 
 
-def split_heads(x, num_heads):
+def split_heads(x: Tensor, num_heads: int) -> Tensor:
     """``(batch, seq, d_model)`` → ``(batch, heads, seq, d_k)``: cut the last axis into
     ``num_heads`` slices of d_k, then move the head axis before ``seq``."""
     expect(torch.is_tensor(x) and x.dim() >= 2,
@@ -87,7 +90,7 @@ def split_heads(x, num_heads):
     return x.transpose(-3, -2)  # (batch, heads, seq, d_k)
 
 
-def merge_heads(x):
+def merge_heads(x: Tensor) -> Tensor:
     """``(batch, heads, seq, d_k)`` → ``(batch, seq, heads * d_k)``: the inverse of
     :func:`split_heads`, i.e. the paper's Concat(head_1, ..., head_h)."""
     expect(torch.is_tensor(x) and x.dim() >= 3,
@@ -96,7 +99,7 @@ def merge_heads(x):
     return x.flatten(-2)  # (batch, seq, heads * d_k)
 
 
-def heads_mask(mask):
+def heads_mask(mask: Tensor | None) -> Tensor | None:
     """A mask in any of the accepted shapes, made to broadcast against the per-head scores
     ``(batch, heads, q_len, k_len)``: a batch mask gets a head axis of size 1."""
     if mask is None:
@@ -110,7 +113,8 @@ def heads_mask(mask):
 # ---------------------------------------------------------- 3. the paper's formula
 
 
-def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
+def multi_head_forward(x: Tensor, W_Q: Tensor, W_K: Tensor, W_V: Tensor, W_O: Tensor,
+                       num_heads: int, mask: Tensor | None = None) -> Tensor:
     """Multi-head self-attention with plain ``(d_model, d_model)`` matrices, no biases:
     project, split into heads, attend in every head at once, concatenate, apply W_O."""
     q = split_heads(x @ W_Q, num_heads)  # (batch, heads, seq, d_k)
@@ -123,7 +127,8 @@ def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
 # ---------------------------------------------------------------- 4. the module
 
 
-def project_heads(query, key, value, weight, bias, num_heads):
+def project_heads(query: Tensor, key: Tensor, value: Tensor, weight: Tensor,
+                  bias: Tensor | None, num_heads: int) -> list[Tensor]:
     """Q, K, V split into heads ``(batch, heads, seq, d_k)`` by one stacked projection:
     ``weight`` is ``(3·d_model, d_model)`` in ``nn.Linear``'s layout, W_Qᵀ stacked on W_Kᵀ on
     W_Vᵀ (``bias`` alike, or None). Self-attention (one tensor three times) takes a single
@@ -136,16 +141,18 @@ def project_heads(query, key, value, weight, bias, num_heads):
     return [split_heads(t, num_heads) for t in qkv]  # 3 × (batch, heads, seq, d_k)
 
 
-def sdpa_heads(q, k, v, mask=None, is_causal=False, dropout_p=0.0):
+def sdpa_heads(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
+               is_causal: bool = False, dropout_p: float = 0.0) -> Tensor:
     """Every head in one call of ``F.scaled_dot_product_attention``, PyTorch's fused kernel:
     ``(batch, heads, q_len, d_k)``; ``mask`` as :func:`heads_mask` returns it.
 
-    A causal mask — ``is_causal=True``, or a mask equal to :func:`~attncourse.masks.causal_mask`
-    — goes to SDPA as ``is_causal=True``: its flash kernel then skips the tiles above the
-    diagonal instead of reading a ``(seq, seq)`` mask. Any other mask goes as a boolean mask
-    (True where a query may attend, SDPA's convention too), after
-    :func:`_open_fully_masked_rows` has given a query that may see no key the equal weights
-    :func:`attention` gives it.
+    ``is_causal=True`` goes to SDPA as it is: its flash kernel then skips the tiles above the
+    diagonal instead of reading a ``(seq, seq)`` mask. The package's causal callers (a GPT,
+    greedy decoding) say so; a learner who hands over ``causal_mask(seq)`` itself gets the
+    same kernel, for a single ``(seq, seq)`` mask equal to it goes as ``is_causal=True`` too.
+    Any other mask goes as a boolean mask (True where a query may attend, SDPA's convention
+    too), after :func:`_open_fully_masked_rows` has given a query that may see no key the
+    equal weights :func:`attention` gives it.
     """
     if is_causal or _is_causal(mask):
         return F.scaled_dot_product_attention(q, k, v, dropout_p=dropout_p, is_causal=True)
@@ -154,7 +161,7 @@ def sdpa_heads(q, k, v, mask=None, is_causal=False, dropout_p=0.0):
     return F.scaled_dot_product_attention(q, k, v, attn_mask=mask, dropout_p=dropout_p)
 
 
-def _open_fully_masked_rows(q, mask):
+def _open_fully_masked_rows(q: Tensor, mask: Tensor) -> tuple[Tensor, Tensor]:
     """``(q, mask)`` with every query that may see no key made to weigh all keys equally, as
     :func:`attention` does (its masked scores are all the same number): its row of the mask
     is opened and the query set to zero, so that all its scores are 0. ``q`` is ``(batch,
@@ -168,7 +175,7 @@ def _open_fully_masked_rows(q, mask):
     return q.masked_fill(blind, 0), mask | blind  # blind rows: every key, every score 0
 
 
-def causal_for(q, k, after_cache=False):
+def causal_for(q: Tensor, k: Tensor, after_cache: bool = False) -> Tensor:
     """The causal mask ``(q_len, k_len)`` that ``is_causal=True`` stands for: SDPA's, query i
     sees keys 0..i. ``after_cache=True``: the queries are the *last* q_len of the k_len
     positions (a KV cache holds the earlier ones), so query i sees keys 0 .. k_len - q_len + i.
@@ -178,8 +185,10 @@ def causal_for(q, k, after_cache=False):
     return torch.ones(q_len, k_len, dtype=torch.bool, device=q.device).tril(diagonal)
 
 
-def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights=False,
-                 cached=False):
+def attend_heads(q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None = None,
+                 is_causal: bool = False, dropout: nn.Dropout | None = None,
+                 need_weights: bool = False,
+                 cached: bool = False) -> tuple[Tensor, Tensor | None]:
     """Every head's attention, ``(heads_output (batch, heads, q_len, d_v), weights)``.
 
     ``need_weights=True`` runs the course's readable :func:`attention`, which returns the
@@ -187,9 +196,11 @@ def attend_heads(q, k, v, mask=None, is_causal=False, dropout=None, need_weights
     (:func:`sdpa_heads`) runs, which never builds them, and ``weights`` is ``None``.
     ``dropout`` is the module's ``nn.Dropout`` (active in training only), or None.
     ``cached``: the keys begin with a KV cache's, so the queries are the newest positions and
-    ``is_causal`` means :func:`causal_for` ``(after_cache=True)``."""
-    if cached and is_causal:  # the causal mask of queries that come after the cached keys
-        mask, is_causal = causal_for(q, k, after_cache=True), False
+    ``is_causal`` means :func:`causal_for` ``(after_cache=True)``: one new query sees every
+    position so far (no mask at all), several see the cache and, causally, each other."""
+    if cached and is_causal and q.size(-2) < k.size(-2):  # keys cached before the queries
+        mask = None if q.size(-2) == 1 else causal_for(q, k, after_cache=True)
+        is_causal = False
     if need_weights:
         mask = causal_for(q, k) if is_causal else mask
         return attention(q, k, v, mask, dropout)
@@ -238,7 +249,8 @@ class MultiHeadAttention(WeightsPerCall):
     encoder memory, projected once — and later calls project only their queries.
     """
 
-    def __init__(self, d_model, num_heads, dropout=0.0, bias=True):
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0,
+                 bias: bool = True) -> None:
         super().__init__()
         check_num_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
@@ -246,8 +258,9 @@ class MultiHeadAttention(WeightsPerCall):
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
         self.dropout = nn.Dropout(dropout)  # on the attention weights, as nn.MultiheadAttention
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
-                need_weights=False, cache=None):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                mask: Tensor | None = None, is_causal: bool = False, *,
+                need_weights: bool = False, cache=None) -> Tensor | tuple[Tensor, Tensor]:
         """``query`` ``(batch, q_len, d_model)``; ``key`` and ``value`` ``(batch, k_len, d_model)``,
         ``key`` defaulting to ``query`` (self-attention) and ``value`` to ``key``. Returns the
         output ``(batch, q_len, d_model)``, or ``(output, weights)`` with ``need_weights=True``."""
@@ -257,7 +270,8 @@ class MultiHeadAttention(WeightsPerCall):
         return self.attend(q, k, v, heads_mask(mask), is_causal, need_weights,
                            cached=cache is not None)
 
-    def project(self, query, key, value, cache=None):
+    def project(self, query: Tensor, key: Tensor, value: Tensor,
+                cache=None) -> tuple[Tensor, Tensor, Tensor]:
         """Q, K, V split into heads ``(batch, heads, seq, d_k)``; with a ``cache``, K and V
         are everything it holds after this call."""
         if cache is not None and cache.fixed and len(cache):  # the memory's K, V: projected once
@@ -271,7 +285,8 @@ class MultiHeadAttention(WeightsPerCall):
             k, v = cache.append(k, v)  # (batch, heads, past + new, d_k)
         return q, k, v
 
-    def attend(self, q, k, v, mask, is_causal, need_weights, cached=False):
+    def attend(self, q: Tensor, k: Tensor, v: Tensor, mask: Tensor | None, is_causal: bool,
+               need_weights: bool, cached: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Every head's attention, Concat(head_1..head_h) W_O ``(batch, q_len, d_model)``, and
         the weights if asked. ``cached``: the queries are the newest of the keys' positions."""
         heads, weights = attend_heads(q, k, v, mask, is_causal, self.dropout, need_weights,
@@ -280,7 +295,7 @@ class MultiHeadAttention(WeightsPerCall):
         return (output, weights) if need_weights else output
 
     @classmethod
-    def from_torch(cls, m):
+    def from_torch(cls, m: nn.MultiheadAttention) -> "MultiHeadAttention":
         """An equivalent module with the weights of a ``torch.nn.MultiheadAttention``.
 
         Ours is always batch-first; if ``m.batch_first`` is False, feed ``m`` its inputs
@@ -297,7 +312,7 @@ class MultiHeadAttention(WeightsPerCall):
         _copy_linear(ours.W_O, m.out_proj.weight, m.out_proj.bias)
         return ours.to(m.in_proj_weight)  # same device and dtype
 
-    def to_torch(self, batch_first=True):
+    def to_torch(self, batch_first: bool = True) -> nn.MultiheadAttention:
         """A ``torch.nn.MultiheadAttention`` with this module's weights."""
         bias = self.W_QKV.bias is not None
         m = nn.MultiheadAttention(self.d_model, self.num_heads, dropout=self.dropout.p,
@@ -313,7 +328,9 @@ class MultiHeadAttention(WeightsPerCall):
         return m
 
 
-def check_attention_inputs(d_model, query, key, value, mask=None, is_causal=False, cache=None):
+def check_attention_inputs(d_model: int, query: Tensor, key: Tensor, value: Tensor,
+                           mask: Tensor | None = None, is_causal: bool = False,
+                           cache=None) -> None:
     """The checks every attention module makes on its call, each mistake answered by one
     sentence: query, key and value ``(batch, seq, d_model)``, key and value of one length,
     a mask or ``is_causal=True`` but not both, and a ``cache`` that is a KVCache."""
@@ -329,20 +346,22 @@ def check_attention_inputs(d_model, query, key, value, mask=None, is_causal=Fals
            f"cache= takes a KVCache (ac.KVCache()), got {type(cache).__name__}.")
 
 
-def _is_causal(mask):
-    """Whether ``mask`` is one ``(seq, seq)`` causal mask, True exactly on and below the diagonal."""
+def _is_causal(mask: Tensor | None) -> bool:
+    """Whether ``mask`` is one ``(seq, seq)`` causal mask, True exactly on and below the
+    diagonal: a learner's ``causal_mask(seq)``, handed to SDPA as ``is_causal=True``. (The
+    package's own causal callers pass ``is_causal=True`` and never come here.)"""
     return (mask is not None and mask.dim() == 2 and mask.size(0) == mask.size(1)
             and torch.equal(mask.bool(), _causal_reference(mask.size(0), mask.device)))
 
 
 @functools.lru_cache(maxsize=4)
-def _causal_reference(size, device):
+def _causal_reference(size: int, device: torch.device) -> Tensor:
     """:func:`~attncourse.masks.causal_mask` of the last few sizes seen, kept for
     :func:`_is_causal` to compare against (never handed out, so nobody can change it)."""
     return causal_mask(size, device)
 
 
-def _copy_linear(linear, weight, bias=None):
+def _copy_linear(linear: nn.Linear, weight: Tensor, bias: Tensor | None = None) -> None:
     """Copy a weight (and bias) into an ``nn.Linear`` of the same shape, without autograd."""
     with torch.no_grad():
         linear.weight.copy_(weight)
@@ -365,7 +384,7 @@ class MultiHeadFromHeads(WeightsPerCall):
     the two modules agree.
     """
 
-    def __init__(self, d_model, num_heads, bias=True):
+    def __init__(self, d_model: int, num_heads: int, bias: bool = True) -> None:
         super().__init__()
         check_num_heads(d_model, num_heads)
         self.d_model, self.num_heads, self.d_k = d_model, num_heads, d_model // num_heads
@@ -373,8 +392,9 @@ class MultiHeadFromHeads(WeightsPerCall):
             AttentionHead(d_model, self.d_k, bias=bias) for _ in range(num_heads))
         self.W_O = nn.Linear(d_model, d_model, bias=bias)
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
-                need_weights=False):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                mask: Tensor | None = None, is_causal: bool = False, *,
+                need_weights: bool = False) -> Tensor | tuple[Tensor, Tensor]:
         """Same call as :meth:`MultiHeadAttention.forward`; every head sees the same inputs."""
         query, key, value = self_attention_inputs(query, key, value)
         check_attention_inputs(self.d_model, query, key, value, mask, is_causal)
@@ -391,7 +411,7 @@ class MultiHeadFromHeads(WeightsPerCall):
         concat = torch.cat(outputs, dim=-1)  # (batch, q_len, heads * d_k)
         return self.W_O(concat), weights  # (batch, q_len, d_model), the weights
 
-    def stacked_qkv(self):
+    def stacked_qkv(self) -> tuple[Tensor, Tensor | None]:
         """The heads' projections as one ``(3·d_model, d_model)`` weight and its bias, in
         :class:`MultiHeadAttention`'s ``W_QKV`` layout: W_Qᵀ = [W_Q_1ᵀ; ...; W_Q_hᵀ] (each
         head's ``nn.Linear`` weight), then W_Kᵀ, then W_Vᵀ. Built anew each call, so
@@ -403,7 +423,7 @@ class MultiHeadFromHeads(WeightsPerCall):
         return weight, bias
 
     @classmethod
-    def from_fused(cls, mha):
+    def from_fused(cls, mha: MultiHeadAttention) -> "MultiHeadFromHeads":
         """Separate heads holding the weights of a :class:`MultiHeadAttention`: head i gets
         rows ``i*d_k : (i+1)*d_k`` of each of W_Qᵀ, W_Kᵀ, W_Vᵀ, i.e. its columns W_Q_i."""
         bias = mha.W_QKV.bias is not None
@@ -418,7 +438,7 @@ class MultiHeadFromHeads(WeightsPerCall):
         return ours.to(mha.W_O.weight)  # same device and dtype
 
 
-def _mask_of_head(mask, i):
+def _mask_of_head(mask: Tensor, i: int) -> Tensor:
     """Head i's slice of a mask shaped for ``(batch, heads, q_len, k_len)``."""
     return mask[:, i if mask.size(1) > 1 else 0] if mask.dim() == 4 else mask
 
@@ -427,7 +447,7 @@ def _mask_of_head(mask, i):
 
 
 @contextmanager
-def record_attention(model):
+def record_attention(model: nn.Module) -> Iterator[dict[nn.Module, Tensor]]:
     """Inside this block, every attention module in ``model`` — every :class:`WeightsPerCall`:
     :class:`MultiHeadAttention` and its rotary subclass, :class:`MultiHeadFromHeads`,
     :class:`~attncourse.efficient.GroupedQueryAttention` — is called with

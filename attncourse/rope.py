@@ -21,6 +21,7 @@ The story, top to bottom:
 """
 
 import torch
+from torch import Tensor
 
 from attncourse.errors import expect, shape_of
 from attncourse.multihead import (
@@ -34,7 +35,8 @@ from attncourse.multihead import (
 # -------------------------------------------------------------------- 1-2. the rotation
 
 
-def rotary_angles(positions, d, base=10000.0, dtype=torch.float32):
+def rotary_angles(positions: Tensor, d: int, base: float = 10000.0,
+                  dtype: torch.dtype = torch.float32) -> Tensor:
     """``(seq, d / 2)``: the angle ``positions[m] · base^(-2i/d)`` of pair i at position m
     (computed in ``dtype``: float32, or float64 for float64 inputs)."""
     expect(d % 2 == 0, f"rotary embeddings turn pairs of features: d should be even, got {d}.")
@@ -42,7 +44,7 @@ def rotary_angles(positions, d, base=10000.0, dtype=torch.float32):
     return positions.to(dtype).unsqueeze(-1) * frequency  # (seq, d / 2)
 
 
-def apply_rotary(x, positions, base=10000.0):
+def apply_rotary(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
     """Rotate each feature pair ``(x[..., 2i], x[..., 2i+1])`` of ``x`` ``(..., seq, d)`` by
     the angle ``positions[m] · base^(-2i/d)``; ``positions`` is ``(seq,)``. Same shape out."""
     expect(torch.is_tensor(x) and x.dim() >= 2 and x.size(-1) % 2 == 0,
@@ -71,12 +73,15 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
     default to ``query``). A cache keeps the keys already rotated: a key's rotation depends on
     its own position only, so it never changes."""
 
-    def __init__(self, d_model, num_heads, dropout=0.0, bias=True, base=10000.0):
+    def __init__(self, d_model: int, num_heads: int, dropout: float = 0.0, bias: bool = True,
+                 base: float = 10000.0) -> None:
         super().__init__(d_model, num_heads, dropout, bias)
         self.base = base
 
-    def forward(self, query, key=None, value=None, mask=None, is_causal=False, *,
-                positions=None, need_weights=False, cache=None):
+    def forward(self, query: Tensor, key: Tensor | None = None, value: Tensor | None = None,
+                mask: Tensor | None = None, is_causal: bool = False, *,
+                positions: Tensor | None = None, need_weights: bool = False,
+                cache=None) -> Tensor | tuple[Tensor, Tensor]:
         query, key, value = self_attention_inputs(query, key, value)
         check_attention_inputs(self.d_model, query, key, value, mask, is_causal, cache)
         expect(key.shape == query.shape, "rotary attention here is self-attention: queries "

@@ -1,5 +1,5 @@
-"""The translation corpus the course trains on (notebooks 05 and 07), generated in code —
-never downloaded.
+"""The translation corpus the translator of :mod:`attncourse.translator` trains on
+(notebooks 05 and 07), generated in code — never downloaded.
 
 German → English translation (notebook 05)
 ------------------------------------------
@@ -18,10 +18,12 @@ The handwritten digits of notebook 06 are in :mod:`attncourse.images`.
 """
 
 import random
+from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
 
 import torch
+from torch import Tensor
 
 from attncourse.errors import expect
 from attncourse.masks import padding_mask, target_mask
@@ -95,7 +97,7 @@ GREETINGS = [
 # --------------------------------------------------------------- the grammar, rule by rule
 
 
-def noun_phrase(rng, case="acc"):
+def noun_phrase(rng: random.Random, case: str = "acc") -> tuple[str, str, bool]:
     """A German noun phrase and its English translation, e.g. ("einen roten Hund", "a red dog").
 
     Accusative (an object) may be "the", "a" or a number; nominative (a subject) is "the".
@@ -120,7 +122,7 @@ def noun_phrase(rng, case="acc"):
     return " ".join(words_de), " ".join(words_en), plural
 
 
-def subject(rng, pronouns=PRONOUNS):
+def subject(rng: random.Random, pronouns: list = PRONOUNS) -> tuple[str, str, str]:
     """("er", "he", "3s"), or a name such as ("Anna", "Anna", "3s")."""
     if rng.random() < 0.25:
         name = rng.choice(NAMES)
@@ -128,7 +130,7 @@ def subject(rng, pronouns=PRONOUNS):
     return rng.choice(pronouns)
 
 
-def statement(rng):
+def statement(rng: random.Random) -> tuple[str, str]:
     """Ich sehe den roten Hund. → I see the red dog."""
     subj_de, subj_en, person = subject(rng)
     forms, base, third = rng.choice(VERBS)
@@ -137,7 +139,7 @@ def statement(rng):
     return f"{subj_de} {forms[person]} {obj_de}.", f"{subj_en} {verb_en} {obj_en}."
 
 
-def question(rng):
+def question(rng: random.Random) -> tuple[str, str]:
     """Siehst du den Hund? → Do you see the dog?  (German inverts; English adds do/does.)"""
     subj_de, subj_en, person = subject(rng, [p for p in PRONOUNS if p[0] != "ich"])
     forms, base, _ = rng.choice(VERBS)
@@ -146,7 +148,7 @@ def question(rng):
     return f"{forms[person]} {subj_de} {obj_de}?", f"{do} {subj_en} {base} {obj_en}?"
 
 
-def description(rng):
+def description(rng: random.Random) -> tuple[str, str]:
     """Die Katze ist blau. → The cat is blue."""
     subj_de, subj_en, plural = noun_phrase(rng, case="nom")
     colour_de, colour_en = rng.choice(COLOURS)
@@ -154,7 +156,7 @@ def description(rng):
     return f"{subj_de} {be_de} {colour_de}.", f"{subj_en} {be_en} {colour_en}."
 
 
-def where(rng):
+def where(rng: random.Random) -> tuple[str, str]:
     """Wo ist der rote Ball? → Where is the red ball?"""
     subj_de, subj_en, plural = noun_phrase(rng, case="nom")
     be_de, be_en = ("sind", "are") if plural else ("ist", "is")
@@ -164,7 +166,7 @@ def where(rng):
 RULES = [(statement, 8), (question, 5), (description, 3), (where, 2)]
 
 
-def sentence_pair(rng):
+def sentence_pair(rng: random.Random) -> tuple[str, str]:
     """One German–English pair from a rule picked at random (weighted), both capitalised."""
     rule = rng.choices([r for r, _ in RULES], weights=[w for _, w in RULES])[0]
     german, english = rule(rng)
@@ -181,7 +183,7 @@ def _capitalise(sentence):
 CAPITALISED = {"i": "I", **{name.lower(): name for name in NAMES}}  # English "I" and names
 
 
-def detokenize(tokens):
+def detokenize(tokens: list[str]) -> str:
     """The inverse of :func:`attncourse.tokenize` up to letter case: ``["how", "are",
     "you", "?"]`` → ``"How are you?"`` (punctuation attached, first letter capitalised)."""
     text = ""
@@ -203,7 +205,7 @@ class Batch:
     src_mask: torch.Tensor  # (batch, 1, src_len): no padding keys
     tgt_mask: torch.Tensor  # (batch, tgt_len, tgt_len): no padding keys, no peeking ahead
 
-    def to(self, device):
+    def to(self, device: torch.device | str) -> "Batch":
         """The same batch on another device (e.g. the model's)."""
         return Batch(*(t.to(device) for t in (self.src, self.tgt_in, self.tgt_out,
                                               self.src_mask, self.tgt_mask)))
@@ -219,28 +221,29 @@ class Corpus:
     src_vocab: Vocab
     tgt_vocab: Vocab
 
-    def encode(self, german):
+    def encode(self, german: str) -> tuple[Tensor, Tensor]:
         """A German sentence → ``(1, src_len)`` ids and its ``(1, 1, src_len)`` mask."""
         src = self.src_vocab.encode(german).unsqueeze(0)  # (1, src_len)
         expect(src.numel() > 0, "the German sentence is empty.")
         return src, padding_mask(src, self.src_vocab.pad_id)
 
-    def unknown_words(self, german):
+    def unknown_words(self, german: str) -> list[str]:
         """The words of a German sentence the model has never seen (they become ``<unk>``)."""
         return [t for t in tokenize(german) if t not in self.src_vocab.stoi]
 
-    def encode_pair(self, pair):
+    def encode_pair(self, pair: tuple[str, str]) -> tuple[Tensor, Tensor]:
         """``(German ids, English ids framed by <bos> ... <eos>)`` for one sentence pair."""
         german, english = pair
         v = self.tgt_vocab
         return (self.src_vocab.encode(german),
                 torch.cat([torch.tensor([v.bos_id]), v.encode(english), torch.tensor([v.eos_id])]))
 
-    def batch(self, pairs):
+    def batch(self, pairs: list[tuple[str, str]]) -> Batch:
         """Sentence pairs → a padded :class:`Batch` with its masks."""
         return self._collate([self.encode_pair(p) for p in pairs])
 
-    def batches(self, batch_size=64, generator=None):
+    def batches(self, batch_size: int = 64,
+                generator: torch.Generator | None = None) -> Iterator[Batch]:
         """The training pairs in shuffled batches (one pass); pass a seeded ``generator``
         for the same order every run."""
         order = torch.randperm(len(self.train), generator=generator).tolist()
@@ -265,7 +268,8 @@ def _pad(sequences, pad_id):
     return torch.nn.utils.rnn.pad_sequence(sequences, batch_first=True, padding_value=pad_id)
 
 
-def german_english(n_train=3000, n_heldout=200, seed=0, greeting_repeats=10):
+def german_english(n_train: int = 3000, n_heldout: int = 200, seed: int = 0,
+                   greeting_repeats: int = 10) -> Corpus:
     """The translation corpus: ``n_train`` generated pairs plus every greeting, repeated
     ``greeting_repeats`` times (everyday phrases are frequent), for training; ``n_heldout``
     generated pairs that never occur in training."""
@@ -284,3 +288,9 @@ def german_english(n_train=3000, n_heldout=200, seed=0, greeting_repeats=10):
 def _words(sentences):
     """Every token of the sentences, sorted, so ids do not depend on the drawing order."""
     return sorted({token for s in sentences for token in tokenize(s)})
+
+
+__all__ = ["SPECIALS", "PRONOUNS", "NAMES", "VERBS", "NOUNS", "COLOURS", "ADJECTIVES", "NUMBERS",
+           "ARTICLES", "GREETINGS", "noun_phrase", "subject", "statement", "question",
+           "description", "where", "RULES", "sentence_pair", "CAPITALISED", "detokenize", "Batch",
+           "Corpus", "german_english"]

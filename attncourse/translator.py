@@ -1,6 +1,7 @@
-"""Train the translator, measure it, and use it: training through the course's loop
-(:func:`~attncourse.fit.fit`), held-out accuracy, and translation of any German sentence (with
-its cross-attention, for alignment plots).
+"""The translator of notebook 05 — an :class:`~attncourse.layers.EncoderDecoder` on the
+German–English corpus of :mod:`attncourse.translation_corpus` — trained, measured and used:
+training through the course's loop (:func:`~attncourse.fit.fit`), held-out accuracy, and
+translation of any German sentence (with its cross-attention, for alignment plots).
 
 The loop is the textbook one — batch, forward, loss, backward, step — with two small
 additions that make a tiny model learn fast: the learning rate warms up and then decays
@@ -13,13 +14,14 @@ from dataclasses import dataclass
 
 import torch
 import torch.nn.functional as F
+from torch import Tensor
 
-from attncourse.data import detokenize
 from attncourse.errors import expect
-from attncourse.fit import FitHistory, evaluating, fit, model_device, torch_threads
-from attncourse.layers import greedy_decode
+from attncourse.fit import FitConfig, FitHistory, evaluating, fit, model_device, torch_threads
+from attncourse.layers import EncoderDecoder, greedy_decode
 from attncourse.multihead import record_attention
 from attncourse.text import tokenize
+from attncourse.translation_corpus import Corpus, detokenize
 
 # ------------------------------------------------------------------------ training
 
@@ -32,14 +34,15 @@ class History(FitHistory):
     token_accuracy: float = 0.0
 
 
-def loss_fn(logits, target, pad_id, label_smoothing=0.0):
+def loss_fn(logits: Tensor, target: Tensor, pad_id: int, label_smoothing: float = 0.0) -> Tensor:
     """Cross-entropy over every real target token (padding ignored)."""
     return F.cross_entropy(logits.flatten(0, 1), target.flatten(), ignore_index=pad_id,
                            label_smoothing=label_smoothing)
 
 
-def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smoothing=0.0,
-          seed=0, threads=1, log_every=25, progress=True):
+def train(model: EncoderDecoder, corpus: Corpus, steps: int = 200, batch_size: int = 64,
+          lr: float = 3e-3, warmup: int = 50, label_smoothing: float = 0.0, seed: int = 0,
+          threads: int = 1, log_every: int = 25, progress: bool = True) -> History:
     """Train ``model`` on ``corpus.train`` for ``steps`` batches, then score it on the held-out
     sentences. Seeded: the same seed gives the same batches, dropout and numbers.
 
@@ -63,15 +66,16 @@ def train(model, corpus, steps=200, batch_size=64, lr=3e-3, warmup=50, label_smo
         history.exact_match, history.token_accuracy = evaluate(model, corpus, corpus.heldout)
         return f"  held-out exact match {history.exact_match:.1%}"
 
+    config = FitConfig(steps, lr, warmup, log_every=log_every, progress=progress)
     with torch_threads(threads):
-        return fit(model, optimizer, batches, loss_of, History(), steps, lr, warmup,
-                   log_every=log_every, summary=summary, progress=progress)
+        return fit(model, optimizer, batches, loss_of, History(), config, summary=summary)
 
 
 # ---------------------------------------------------------------------- measuring
 
 
-def translate_ids(model, corpus, pairs):
+def translate_ids(model: EncoderDecoder, corpus: Corpus,
+                  pairs: list[tuple[str, str]]) -> list[list[str]]:
     """Greedy translations of the German side of ``pairs``, as token lists (batched)."""
     vocab = corpus.tgt_vocab
     batch = corpus.batch(pairs).to(model_device(model))
@@ -85,7 +89,8 @@ def translate_ids(model, corpus, pairs):
     return outputs
 
 
-def evaluate(model, corpus, pairs, batch_size=256):
+def evaluate(model: EncoderDecoder, corpus: Corpus, pairs: list[tuple[str, str]],
+             batch_size: int = 256) -> tuple[float, float]:
     """``(exact match, per-token accuracy)`` of greedy translations of ``pairs``: the share of
     sentences translated exactly, and of reference tokens (``<eos>`` included) that the
     translation gets right at the same position."""
@@ -113,15 +118,16 @@ class Translation:
     alignment: torch.Tensor  # (heads, len(english), len(german))
 
     @property
-    def text(self):
+    def text(self) -> str:
         return detokenize([t for t in self.english if t != "<eos>"])
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return self.text
 
 
 @torch.no_grad()
-def translate(model, corpus, german, max_len=20):
+def translate(model: EncoderDecoder, corpus: Corpus, german: str,
+              max_len: int = 20) -> Translation:
     """Translate one German sentence greedily and return a :class:`Translation` (its ``repr``
     is the English text, its ``alignment`` the cross-attention weights for plotting)."""
     expect(isinstance(german, str) and german.strip(),

@@ -24,21 +24,22 @@ The defaults are a classic teaching size: d_model = 48 split into 4 heads of 12.
 """
 
 import itertools
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 import torch
 import torch.nn.functional as F
-from torch import nn
+from torch import Tensor, nn
 
 from attncourse.errors import expect, shape_of
-from attncourse.fit import FitHistory, evaluating, fit, model_device, torch_threads
+from attncourse.fit import FitConfig, FitHistory, evaluating, fit, model_device, torch_threads
 from attncourse.layers import Encoder, EncoderLayer, FeedForward
 from attncourse.multihead import MultiHeadFromHeads, check_num_heads, record_attention
 
 # ------------------------------------------------------------------ 1. patches as tokens
 
 
-def _check_images(images, patch_size):
+def _check_images(images: Tensor, patch_size: int) -> None:
     expect(torch.is_tensor(images) and images.dim() == 4,
            f"images should be a (batch, channels, height, width) tensor, got {shape_of(images)}; "
            f"for one image use images.unsqueeze(0).")
@@ -50,7 +51,7 @@ def _check_images(images, patch_size):
            f"patches; pick a patch size that divides both sides.")
 
 
-def patchify(images, patch_size):
+def patchify(images: Tensor, patch_size: int) -> Tensor:
     """``(batch, C, H, W)`` → ``(batch, num_patches, C·p·p)``: patches in reading order (left
     to right, then top to bottom), each flattened channel by channel, then row by row."""
     _check_images(images, patch_size)
@@ -62,7 +63,7 @@ def patchify(images, patch_size):
     return x.reshape(batch, rows * cols, channels * p * p)  # (batch, num_patches, C·p·p)
 
 
-def unpatchify(patches, patch_size, image_size):
+def unpatchify(patches: Tensor, patch_size: int, image_size: int | tuple[int, int]) -> Tensor:
     """The inverse of :func:`patchify`: ``(batch, num_patches, C·p·p)`` → ``(batch, C, H, W)``
     with ``image_size`` = ``H`` (square) or ``(H, W)``."""
     height, width = (image_size, image_size) if isinstance(image_size, int) else image_size
@@ -82,7 +83,8 @@ def unpatchify(patches, patch_size, image_size):
 # ---------------------------------------------------------------- 2. the patch embedding
 
 
-def embed_patches(images, weight, bias, patch_size):
+def embed_patches(images: Tensor, weight: Tensor, bias: Tensor | None,
+                  patch_size: int) -> Tensor:
     """The patch embedding as one convolution: a ``p×p`` kernel moved ``p`` pixels at a time
     visits each patch once, so ``conv2d`` with stride ``p`` is a linear map per patch.
 
@@ -100,12 +102,12 @@ class PatchEmbedding(nn.Module):
     """Patches to vectors: :func:`patchify`, then one ``nn.Linear(C·p·p, d_model)`` shared by
     every patch (a word embedding looks a token up; a patch embedding computes it)."""
 
-    def __init__(self, patch_size, in_channels, d_model):
+    def __init__(self, patch_size: int, in_channels: int, d_model: int) -> None:
         super().__init__()
         self.patch_size = patch_size
         self.proj = nn.Linear(in_channels * patch_size * patch_size, d_model)
 
-    def forward(self, images):
+    def forward(self, images: Tensor) -> Tensor:
         """``(batch, C, H, W)`` → ``(batch, num_patches, d_model)``."""
         return self.proj(patchify(images, self.patch_size))
 
@@ -113,7 +115,8 @@ class PatchEmbedding(nn.Module):
 # ---------------------------------------------------- 3. class token and positions
 
 
-def add_class_token_and_positions(tokens, cls_token, positions):
+def add_class_token_and_positions(tokens: Tensor, cls_token: Tensor,
+                                  positions: Tensor) -> Tensor:
     """Put the class token in front of every image's patch tokens, then add the position
     embeddings: ``(batch, n, d_model)`` → ``(batch, n + 1, d_model)``.
 
@@ -147,16 +150,17 @@ class ViTConfig:
     dropout: float = 0.0
 
     @property
-    def grid(self):
+    def grid(self) -> int:
         """Patches per side."""
         return self.image_size // self.patch_size
 
     @property
-    def num_patches(self):
+    def num_patches(self) -> int:
+        """Patches per image."""
         return self.grid ** 2
 
     @property
-    def d_k(self):
+    def d_k(self) -> int:
         """The size of one head."""
         return self.d_model // self.num_heads
 
@@ -178,7 +182,7 @@ class ViT(nn.Module):
     changes them.
     """
 
-    def __init__(self, config=None, **changes):
+    def __init__(self, config: ViTConfig | None = None, **changes) -> None:
         super().__init__()
         config = replace(config or ViTConfig(), **changes)
         self.config = c = config
@@ -197,11 +201,11 @@ class ViT(nn.Module):
             if isinstance(module, nn.Linear):
                 nn.init.xavier_uniform_(module.weight)
 
-    def forward(self, images):
+    def forward(self, images: Tensor) -> Tensor:
         """``(batch, C, H, W)`` → class scores (logits) ``(batch, num_classes)``."""
         return self.head(self.features(images)[:, 0])
 
-    def features(self, images):
+    def features(self, images: Tensor) -> Tensor:
         """The encoder's output ``(batch, 1 + num_patches, d_model)``; row 0 is the class token."""
         c = self.config
         expect(torch.is_tensor(images) and images.dim() == 4
@@ -213,7 +217,7 @@ class ViT(nn.Module):
         return self.encoder(self.dropout(x), None)  # (batch, 1 + num_patches, d_model)
 
     @torch.no_grad()
-    def attention_weights(self, images):
+    def attention_weights(self, images: Tensor) -> Tensor:
         """Every layer's attention, ``(batch, layers, heads, tokens, tokens)`` with tokens =
         1 + num_patches (token 0 is the class token); each row sums to one. For this call the
         heads run one by one, returning their weights (training runs them fused)."""
@@ -225,7 +229,7 @@ class ViT(nn.Module):
 # ------------------------------------------------------- 5. what the model looks at
 
 
-def class_token_maps(weights, image_size=None):
+def class_token_maps(weights: Tensor, image_size: int | None = None) -> Tensor:
     """How much the class token attends to each patch, as a picture: from
     ``(batch, layers, heads, tokens, tokens)`` to ``(batch, layers, heads, grid, grid)``, or,
     with ``image_size``, stretched to ``(..., image_size, image_size)`` (each patch's weight
@@ -243,7 +247,7 @@ def class_token_maps(weights, image_size=None):
     return maps.repeat_interleave(scale, dim=-2).repeat_interleave(scale, dim=-1)
 
 
-def attention_rollout(weights, residual=True):
+def attention_rollout(weights: Tensor, residual: bool = True) -> Tensor:
     """Attention rollout (Abnar & Zuidema, 2020): how much each output token draws on each
     input token through *all* layers. Average the heads, add the residual connection as an
     identity (``0.5·A + 0.5·I``, rows renormalised), then multiply layer after layer.
@@ -276,7 +280,7 @@ class TrainHistory(FitHistory):
 
 
 @torch.no_grad()
-def accuracy(model, images, labels, batch_size=512):
+def accuracy(model: nn.Module, images: Tensor, labels: Tensor, batch_size: int = 512) -> float:
     """The share of ``images`` whose highest-scoring class is the right label (computed on the
     model's device, wherever the images are)."""
     device = model_device(model)
@@ -287,9 +291,11 @@ def accuracy(model, images, labels, batch_size=512):
     return right.item() / len(images)
 
 
-def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_decay=0.5,
-                     warmup=20, label_smoothing=0.0, augment=None, seed=0, threads=1,
-                     progress=True):
+def train_classifier(model: nn.Module, data, epochs: int = 25, batch_size: int = 64,
+                     lr: float = 5e-3, weight_decay: float = 0.5, warmup: int = 20,
+                     label_smoothing: float = 0.0,
+                     augment: Callable[[Tensor], Tensor] | None = None, seed: int = 0,
+                     threads: int = 1, progress: bool = True) -> TrainHistory:
     """Train any image classifier on ``data.batches`` with AdamW (learning rate warmed up,
     then decayed to zero) and cross-entropy; return a :class:`TrainHistory` whose
     ``test_accuracy`` is measured on ``data.test_images``, which training never sees.
@@ -320,9 +326,9 @@ def train_classifier(model, data, epochs=25, batch_size=64, lr=5e-3, weight_deca
         history.test_accuracy = accuracy(model, data.test_images, data.test_labels)
         return f"  ({epochs} epochs)  test accuracy {history.test_accuracy:.1%}"
 
+    config = FitConfig(epochs * per_epoch, lr, warmup, log_every=per_epoch, progress=progress)
     with torch_threads(threads):
-        return fit(model, optimizer, batches, loss_of, TrainHistory(), epochs * per_epoch, lr,
-                   warmup, log_every=per_epoch, summary=summary, progress=progress)
+        return fit(model, optimizer, batches, loss_of, TrainHistory(), config, summary=summary)
 
 
 __all__ = ["patchify", "unpatchify", "embed_patches", "PatchEmbedding",

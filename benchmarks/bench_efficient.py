@@ -7,7 +7,6 @@ import torch.nn.functional as F
 from common import best_interleaved, best_time, table
 
 from attncourse import attention, causal_mask
-from attncourse.data import german_english
 from attncourse.efficient import (
     cached_greedy_decode,
     peak_tensor_bytes,
@@ -15,6 +14,7 @@ from attncourse.efficient import (
     tiled_attention,
 )
 from attncourse.layers import greedy_decode, make_model
+from attncourse.translation_corpus import german_english
 
 MiB = 2**20
 

@@ -3,9 +3,9 @@
 import torch
 from common import table
 
-from attncourse.data import german_english
 from attncourse.layers import make_model
-from attncourse.train import train
+from attncourse.translation_corpus import german_english
+from attncourse.translator import train
 
 BUDGETS = (25, 50, 100, 150, 200, 300)  # training steps of 64 sentence pairs
 

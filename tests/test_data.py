@@ -1,12 +1,14 @@
 """The German→English corpus: deterministic, a clean split, a lossless tokenizer, sound batches."""
 
+import importlib
 import random
+import types
 
 import pytest
 import torch
 
 import attncourse as ac
-from attncourse.data import (
+from attncourse.translation_corpus import (
     ARTICLES,
     GREETINGS,
     SPECIALS,
@@ -105,3 +107,18 @@ def test_batches_cover_the_training_set_once_in_a_seeded_order(corpus):
 def test_encode_rejects_an_empty_sentence(corpus):
     with pytest.raises(ac.CourseError, match="empty"):
         corpus.encode("  ")
+
+
+@pytest.mark.parametrize("old, new", [("attncourse.data", "attncourse.translation_corpus"),
+                                      ("attncourse.train", "attncourse.translator")])
+def test_the_old_module_names_still_import_the_corpus_and_the_translator(old, new):
+    """The corpus and the translator live in modules named for them; a learner's old import
+    (``from attncourse.data import german_english``) still finds the same objects."""
+    old, new = importlib.import_module(old), importlib.import_module(new)
+    defined = {name for name, value in vars(new).items()
+               if not name.startswith("_") and not isinstance(value, types.ModuleType)
+               and getattr(value, "__module__", new.__name__) == new.__name__}
+    assert defined == set(new.__all__)  # everything the module defines is exported
+    assert old.__all__ == new.__all__
+    assert all(getattr(old, name) is getattr(new, name) for name in new.__all__)
+    assert new.__name__ in old.__doc__

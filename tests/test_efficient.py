@@ -14,7 +14,7 @@ from attncourse.efficient import (
     KVCache,
     append_kv,
     cached_greedy_decode,
-    decode_step,
+    decode_with_caches,
     kv_cache_bytes,
     online_softmax_update,
     peak_tensor_bytes,
@@ -154,7 +154,16 @@ def model():
     return make_model(11, 13, n=2, d_model=32, d_ff=64, h=4).eval()
 
 
-def test_decode_step_equals_the_full_decoder_at_every_position(model):
+def _decode_cached(model, memory, src_mask, tokens, start, caches):
+    """The translator's decoder on new target tokens ``(batch, new)`` at positions ``start,
+    start + 1, ...``, its layers run by decode_with_caches (as cached_greedy_decode runs it)."""
+    embed, positions = model.tgt_embed
+    x = positions(embed(tokens), start=start)  # (batch, new, d_model)
+    return model.decoder.norm(decode_with_caches(model.decoder.layers, x, caches, memory,
+                                                 src_mask))
+
+
+def test_cached_decoding_equals_the_full_decoder_at_every_position(model):
     src = torch.tensor([[3, 5, 7, 2, 0], [4, 4, 9, 1, 6]])
     src_mask = ac.padding_mask(src, 0)
     tgt = torch.tensor([[1, 5, 8, 2, 9, 3], [1, 2, 2, 7, 4, 12]])
@@ -162,7 +171,7 @@ def test_decode_step_equals_the_full_decoder_at_every_position(model):
         memory = model.encode(src, src_mask)
         full = model.decode(memory, src_mask, tgt, ac.causal_mask(tgt.size(1)))
         caches = [DecoderCache() for _ in model.decoder.layers]
-        steps = [decode_step(model, memory, src_mask, tgt[:, t:t + 1], t, caches)
+        steps = [_decode_cached(model, memory, src_mask, tgt[:, t:t + 1], t, caches)
                  for t in range(tgt.size(1))]
     assert torch.allclose(torch.cat(steps, dim=1), full, atol=1e-5)
     assert all(len(c.self_attn) == tgt.size(1) for c in caches)
@@ -182,11 +191,28 @@ def test_the_memory_is_projected_once_and_a_fixed_cache_takes_no_more(model, mon
                             or linear(x, *args))
         caches = [DecoderCache() for _ in model.decoder.layers]
         for t in range(4):
-            decode_step(model, memory, src_mask, torch.tensor([[1]]), t, caches)
+            _decode_cached(model, memory, src_mask, torch.tensor([[1]]), t, caches)
     # the memory (5 positions) went through W_K and W_V of each of the 2 layers, at step 0 only
     assert projected.count(5) == 2 * 2 and len(projected) > 4 * 2 * 4
     with pytest.raises(ac.CourseError, match="fixed"):
         caches[0].src_attn.append(caches[0].src_attn.key, caches[0].src_attn.value)
+
+
+def test_the_translators_cached_layers_take_a_whole_prompt_at_once(model):
+    """One helper runs cached decoding for the translator and the GPT alike: several new
+    target tokens after a cache see the cached ones and, causally, each other."""
+    src = torch.tensor([[3, 5, 7, 2, 0], [4, 4, 9, 1, 6]])
+    src_mask = ac.padding_mask(src, 0)
+    tgt = torch.tensor([[1, 5, 8, 2, 9, 3, 4], [1, 2, 2, 7, 4, 12, 6]])
+    with torch.no_grad():
+        memory = model.encode(src, src_mask)
+        full = model.decode(memory, src_mask, tgt, ac.causal_mask(tgt.size(1)))
+        caches = [DecoderCache() for _ in model.decoder.layers]
+        parts = [_decode_cached(model, memory, src_mask, tgt[:, :3], 0, caches),  # a prompt
+                 _decode_cached(model, memory, src_mask, tgt[:, 3:4], 3, caches),
+                 _decode_cached(model, memory, src_mask, tgt[:, 4:], 4, caches)]  # three more
+    assert torch.allclose(torch.cat(parts, dim=1), full, atol=1e-5)
+    assert all(len(c.self_attn) == tgt.size(1) for c in caches)
 
 
 def test_attention_with_a_cache_and_is_causal_masks_after_the_cached_positions():

@@ -5,7 +5,7 @@ import torch
 from torch import nn
 
 from attncourse.errors import CourseError
-from attncourse.fit import FitHistory, evaluating, fit, learning_rate
+from attncourse.fit import FitConfig, FitHistory, evaluating, fit, learning_rate
 
 
 def _problem(counts, seed=0):
@@ -30,8 +30,9 @@ def test_fit_logs_weighted_interval_means_follows_the_schedule_and_measures():
         model.eval()  # a measurement may switch the model to eval; training switches it back
         return ""
 
-    history = fit(model, optimizer, batches, loss_of, FitHistory(), steps=5, lr=0.1, warmup=2,
-                  log_every=2, measure=measure, summary=summaries.append, progress=False)
+    config = FitConfig(steps=5, lr=0.1, warmup=2, log_every=2, progress=False)
+    history = fit(model, optimizer, batches, loss_of, FitHistory(), config, measure=measure,
+                  summary=summaries.append)
     assert history.steps == [2, 4, 5] and measured == [2, 4, 5] and summaries == [history]
     lrs = [learning_rate(step, 5, 0.1, 2) for step in range(5)]
     assert history.lrs == pytest.approx(lrs) and seen == pytest.approx(lrs)
@@ -51,8 +52,8 @@ def test_fit_trains_and_a_schedule_longer_than_the_run_is_followed():
             y = target(x)
         return (model(x) - y).square().mean(), count
 
-    history = fit(model, optimizer, batches, loss_of, FitHistory(), steps=40, lr=0.2, warmup=5,
-                  schedule=80, progress=False)
+    history = fit(model, optimizer, batches, loss_of, FitHistory(),
+                  FitConfig(steps=40, lr=0.2, warmup=5, schedule=80, progress=False))
     assert history.lrs[-1] == pytest.approx(learning_rate(39, 80, 0.2, 5)) and history.lrs[-1] > 0
     assert history.losses[-1] < history.losses[0] / 10
 
@@ -61,15 +62,32 @@ def test_fit_says_when_the_batches_run_out():
     model, batches = _problem([1, 1, 1])
     optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
     with pytest.raises(CourseError, match="ran out after 3 of 5 steps"):
-        fit(model, optimizer, batches, lambda b: (model(b[0]).mean(), 1), FitHistory(), 5, 0.1,
-            1, progress=False)
+        fit(model, optimizer, batches, lambda b: (model(b[0]).mean(), 1), FitHistory(),
+            FitConfig(5, 0.1, 1, progress=False))
 
 
 def test_fit_needs_a_step():
-    model, batches = _problem([1])
     with pytest.raises(CourseError, match="at least one step"):
+        FitConfig(steps=0, lr=0.1, warmup=1)
+
+
+def test_a_fit_config_says_what_is_wrong_with_it_in_one_sentence():
+    """The numbers of a run are checked where they are given, each mistake in one sentence;
+    fit asks for a FitConfig and says how to write one."""
+    for changes, message in [({"steps": 2.5}, "at least one step"),
+                             ({"steps": True}, "at least one step"),
+                             ({"lr": -1e-3}, "learning rate"),
+                             ({"warmup": -1}, "warmup"),
+                             ({"schedule": 0}, "schedule"),
+                             ({"log_every": 0}, "log_every")]:
+        with pytest.raises(CourseError, match=message):
+            FitConfig(**{"steps": 10, "lr": 1e-3, **changes})
+    model, batches = _problem([1])
+    with pytest.raises(CourseError, match=r"FitConfig\(steps=100"):
         fit(model, torch.optim.SGD(model.parameters(), lr=0.1), batches,
-            lambda b: (model(b[0]).mean(), 1), FitHistory(), 0, 0.1, 1, progress=False)
+            lambda b: (model(b[0]).mean(), 1), FitHistory(), 5)
+    assert FitConfig(10, 1e-3) == FitConfig(steps=10, lr=1e-3, warmup=0, schedule=None,
+                                            log_every=25, progress=True)
 
 
 def test_evaluating_runs_the_block_in_eval_mode_and_gives_every_module_its_mode_back():

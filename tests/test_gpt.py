@@ -207,6 +207,67 @@ def test_learned_positions_stop_at_the_context_and_the_others_go_on():
     assert losses.shape == (39,) and torch.isfinite(losses).all()
 
 
+def test_a_config_takes_positions_by_name_or_member_and_checks_itself():
+    """GPTConfig checks itself as ViTConfig does: a mistake is one sentence when the config is
+    written, not a traceback from deep inside GPT(config). Positions are an enum whose
+    members equal their names, so notebooks may keep writing strings."""
+    config = gpt.GPTConfig(11, positions="learned")
+    assert config.positions is gpt.Positions.LEARNED and config.positions == "learned"
+    assert gpt.GPTConfig(11, positions=gpt.Positions.SINUSOIDAL).positions == "sinusoidal"
+    assert gpt.GPTConfig(**vars(config)) == config  # notebook 08 copies a config this way
+    assert gpt.POSITIONS == KINDS and f"{gpt.Positions.ROTARY}" == "rotary"
+    assert gpt.GPTConfig(11, d_model=16, num_heads=2).d_k == 8
+    for changes, message in [({"positions": "absolute"}, "positions should be one of"),
+                             ({"d_model": 30, "num_heads": 4}, "split evenly"),
+                             ({"d_model": 12, "num_heads": 4}, "d_k = d_model / num_heads"),
+                             ({"d_model": 15, "num_heads": 1, "positions": "sinusoidal"},
+                              "d_model should be even"),
+                             ({"context": 0}, "context should be a whole number"),
+                             ({"num_layers": 1.5}, "num_layers"),
+                             ({"dropout": 1.0}, "dropout is a probability")]:
+        with pytest.raises(ac.CourseError, match=message):
+            gpt.GPTConfig(11, **changes)
+    gpt.GPTConfig(11, d_model=12, num_heads=4, positions="learned")  # odd d_k: only rotary
+
+
+def test_sinusoidal_positions_reach_max_len_the_name_the_layers_use():
+    model = small_gpt(positions="sinusoidal", max_len=20)
+    assert model.pe.shape == (20, 16)
+    with torch.no_grad():
+        assert model(random_ids(1, 20)).shape == (1, 20, 11)
+    with pytest.raises(ac.CourseError, match="max_len"):
+        model(random_ids(1, 21))
+
+
+def _self_attention_calls(model):
+    """Every call of every block's attention while the block is open: (mask, kwargs)."""
+    calls, handles = [], []
+    for block in model.blocks:
+        def record(module, args, kwargs):
+            calls.append((args[3] if len(args) > 3 else kwargs.get("mask"), kwargs))
+        handles.append(block.self_attn.register_forward_pre_hook(record, with_kwargs=True))
+    return calls, handles
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_gpt_tells_its_attention_it_is_causal_and_builds_no_mask(kind):
+    """Causality is passed (is_causal=True), not found by comparing a mask with causal_mask;
+    so is the causal mask after a KV cache, for a prompt and for one new token."""
+    model = small_gpt(positions=kind)
+    calls, handles = _self_attention_calls(model)
+    try:
+        with torch.no_grad():
+            model(random_ids(2, 9))
+            caches = [KVCache() for _ in model.blocks]
+            gpt.forward_cached(model, random_ids(2, 5), caches, 0)
+            gpt.forward_cached(model, random_ids(2, 1), caches, 5)
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert len(calls) == 3 * len(model.blocks)
+    assert all(mask is None and kwargs.get("is_causal") is True for mask, kwargs in calls)
+
+
 def test_bad_inputs_get_one_sentence():
     with pytest.raises(ac.CourseError, match="positions should be one of"):
         gpt.GPT(gpt.GPTConfig(10, positions="absolute"))

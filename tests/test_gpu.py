@@ -14,11 +14,11 @@ import torch.nn.functional as F
 from torch import nn
 
 import attncourse as ac
-from attncourse.data import german_english
 from attncourse.efficient import GroupedQueryAttention, tiled_attention
 from attncourse.images import ImageData, digits
 from attncourse.layers import DecoderLayer, EncoderLayer, greedy_decode, make_model
-from attncourse.train import evaluate, train, translate
+from attncourse.translation_corpus import german_english
+from attncourse.translator import evaluate, train, translate
 from attncourse.vit import ViT, ViTConfig, accuracy, train_classifier
 
 pytestmark = [

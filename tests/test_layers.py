@@ -1,5 +1,6 @@
 """The transformer layers: equal to PyTorch's, causal, shape-correct; and the translator trains."""
 
+import contextlib
 import copy
 
 import pytest
@@ -7,8 +8,7 @@ import torch
 from torch import nn
 
 import attncourse as ac
-import attncourse.train as train_module
-from attncourse.data import german_english
+import attncourse.translator as translator_module
 from attncourse.errors import CourseError
 from attncourse.exercises import run_cases
 from attncourse.exercises.nb05_decoder_layer import (
@@ -28,7 +28,8 @@ from attncourse.layers import (
     sinusoidal_positions,
 )
 from attncourse.multihead import MultiHeadAttention, record_attention
-from attncourse.train import evaluate, train, translate, translate_ids
+from attncourse.translation_corpus import german_english
+from attncourse.translator import evaluate, train, translate, translate_ids
 
 D_MODEL, HEADS, D_FF = 32, 4, 64
 
@@ -106,6 +107,65 @@ def test_whole_model_logits_do_not_depend_on_later_target_tokens():
         b = model(src, changed, None, ac.causal_mask(5))
     assert (a[:, :3] - b[:, :3]).abs().max() < 1e-6
     assert (a[:, 3:] - b[:, 3:]).abs().max() > 1e-3
+
+
+def test_layers_told_is_causal_equal_layers_given_the_causal_mask():
+    """is_causal=True in place of a causal mask computes the same function, on the fused path
+    and on the readable one (weights recorded); a layer called with a mask still calls an
+    attention module that knows no is_causal (a learner's) with the mask alone."""
+    torch.manual_seed(3)
+    enc = EncoderLayer(D_MODEL, MultiHeadAttention(D_MODEL, HEADS), FeedForward(D_MODEL, D_FF),
+                       0.0).eval()
+    dec = DecoderLayer(D_MODEL, MultiHeadAttention(D_MODEL, HEADS),
+                       MultiHeadAttention(D_MODEL, HEADS), FeedForward(D_MODEL, D_FF), 0.0).eval()
+    x, memory, src_mask, *_ = batch()
+    causal = ac.causal_mask(x.size(1))
+    with torch.no_grad():
+        for recording in (False, True):
+            recorder = record_attention(nn.ModuleList([enc, dec]))
+            with recorder if recording else contextlib.nullcontext():
+                torch.testing.assert_close(enc(x, None, is_causal=True), enc(x, causal))
+                torch.testing.assert_close(dec(x, memory, src_mask, None, is_causal=True),
+                                           dec(x, memory, src_mask, causal))
+
+    class MaskOnly(nn.Module):  # an attention module from before is_causal and caches
+        def __init__(self):
+            super().__init__()
+            self.inner = MultiHeadAttention(D_MODEL, HEADS)
+
+        def forward(self, query, key, value, mask=None):
+            return self.inner(query, key, value, mask)
+
+    learner = EncoderLayer(D_MODEL, MaskOnly(), FeedForward(D_MODEL, D_FF), 0.0)
+    assert learner(x, causal).shape == x.shape
+
+
+def test_greedy_decoding_tells_the_decoders_self_attention_it_is_causal():
+    """The prefix greedy decoding feeds the decoder has no padding: its self-attention is
+    told it is causal (is_causal=True) instead of being handed a causal mask to compare."""
+    torch.manual_seed(0)
+    model = make_model(12, 17, n=2, d_model=D_MODEL, d_ff=D_FF, h=HEADS, dropout=0.0).eval()
+    src = torch.randint(1, 12, (3, 6))
+    src_mask = ac.padding_mask(src, 0)
+    calls = []
+
+    def record(module, args, kwargs):
+        calls.append((args[3] if len(args) > 3 else kwargs.get("mask"), kwargs))
+
+    handles = [layer.self_attn.register_forward_pre_hook(record, with_kwargs=True)
+               for layer in model.decoder.layers]
+    try:
+        ys = greedy_decode(model, src, src_mask, max_len=5, start_symbol=2)
+    finally:
+        for handle in handles:
+            handle.remove()
+    assert len(calls) == 4 * 2  # 4 steps, 2 layers
+    assert all(mask is None and kwargs.get("is_causal") is True for mask, kwargs in calls)
+    with torch.no_grad():  # the same words as decoding the prefix under causal_mask
+        memory = model.encode(src, src_mask)
+        for t in range(1, ys.size(1)):
+            out = model.decode(memory, src_mask, ys[:, :t], ac.causal_mask(t))
+            assert torch.equal(model.generator(out[:, -1]).argmax(-1), ys[:, t])
 
 
 def test_feed_forward_works_position_by_position():
@@ -187,6 +247,18 @@ def test_positional_encoding():
         sinusoidal_positions(10, 7)
 
 
+def test_positional_encoding_starts_where_a_cache_left_off():
+    """Cached decoding feeds the newest tokens only: their positions start after the cached
+    ones, read from the same table."""
+    encoding = PositionalEncoding(16, dropout=0.0, max_len=10)
+    x = torch.zeros(2, 3, 16)
+    assert torch.equal(encoding(x, start=4), sinusoidal_positions(10, 16)[4:7].expand(2, 3, 16))
+    assert torch.equal(encoding(x), encoding(x, start=0))
+    encoding(x, start=7)  # positions 7, 8, 9: the last three
+    with pytest.raises(CourseError, match="longer than max_len = 10"):
+        encoding(x, start=8)
+
+
 def test_without_positions_an_encoder_only_permutes_its_outputs():
     torch.manual_seed(0)
     layer = EncoderLayer(D_MODEL, MultiHeadAttention(D_MODEL, HEADS), FeedForward(D_MODEL, D_FF, 0.0),
@@ -265,7 +337,7 @@ def test_translating_gives_the_caller_back_its_training_modes(small_corpus):
 def test_evaluate_counts_exact_matches_and_tokens(small_corpus, monkeypatch):
     pairs = [("Hallo!", "Hello!"), ("Danke!", "Thank you!")]
     guesses = [["hello", "!"], ["thank", "me", "!"]]  # right; one word wrong
-    monkeypatch.setattr(train_module, "translate_ids", lambda model, corpus, chunk: guesses)
+    monkeypatch.setattr(translator_module, "translate_ids", lambda model, corpus, chunk: guesses)
     exact, tokens = evaluate(None, small_corpus, pairs)
     assert exact == 0.5
     assert tokens == 6 / 7  # hello ! <eos> all right; thank _ ! <eos> three of four

@@ -45,9 +45,9 @@ from torch import nn
 
 import attncourse as ac
 from attncourse import check, hint, quiz, solution, viz
-from attncourse.data import german_english
 from attncourse.layers import Embeddings, sinusoidal_positions
-from attncourse.train import train, translate
+from attncourse.translation_corpus import german_english
+from attncourse.translator import train, translate
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # tiny matrices: one thread is faster, and never waits for a busy core

@@ -47,9 +47,9 @@ import torch.nn.functional as F
 import attncourse as ac
 from attncourse import check, hint, quiz, solution, viz
 from attncourse import efficient as eff
-from attncourse.data import detokenize, german_english
 from attncourse.layers import greedy_decode, make_model
-from attncourse.train import train
+from attncourse.translation_corpus import detokenize, german_english
+from attncourse.translator import train
 
 torch.manual_seed(0)
 torch.set_num_threads(1)  # steadier timings; small tensors gain nothing from more threads
