@@ -97,7 +97,8 @@ def sdp_ok_einsum(query, key, value, mask=None):
 def sdp_ok_sdpa(query, key, value, mask=None):
     weights = torch.softmax(query @ key.mT / math.sqrt(key.size(-1)) +
                             (0 if mask is None else torch.where(mask.bool(), 0.0, -1e9)), -1)
-    return F.scaled_dot_product_attention(query, key, value, attn_mask=mask), weights
+    bool_mask = None if mask is None else mask.bool()  # True/1 = may attend, as the docstring
+    return F.scaled_dot_product_attention(query, key, value, attn_mask=bool_mask), weights
 
 
 def sdp_unscaled(query, key, value, mask=None):

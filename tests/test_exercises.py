@@ -230,3 +230,19 @@ def test_three_hints_that_teach_without_giving_the_solution_away(exercise_id):
     assert ex.solution is not None
     quoted = _quoted_solution_lines(ex)
     assert not quoted, f"{exercise_id}: a hint quotes the solution: {quoted}"
+
+
+def test_a_behaviour_that_fails_fails_the_check(monkeypatch):
+    """A failed behaviour verdict is a CheckResult, which is falsy: it must still win over the
+    cases' pass (it once lost to ``behaviour or result``)."""
+    import dataclasses
+
+    from attncourse.exercises.model import Behaviour
+    from attncourse.progress_file import NOWHERE
+
+    exercise = get("decoder_layer_forward")
+    strict = Behaviour(exercise.behaviour.make_cases, lambda outcomes: "it peeks at the future")
+    monkeypatch.setattr(exercise, "behaviour", strict)
+    result = ac.check("decoder_layer_forward", exercise.solution, recorder=NOWHERE)
+    assert not result.passed and result.message == "it peeks at the future"
+    assert dataclasses.replace(result).case == "behaviour"

@@ -48,7 +48,7 @@ from instructor_notebooks import (
 
 import attncourse
 from attncourse.cli import main
-from attncourse.exercises import exercises_for
+from attncourse.exercises import exercises_for, get
 from attncourse.instructor.sandbox import check_sandbox
 from attncourse.instructor.solve import solution
 
@@ -197,8 +197,9 @@ def deep(path, n):  # lists nested 5,000 deep
     with open(path, "wb") as f:
         f.write(transport.MAGIC + struct.pack("<Q", len(header)) + header)
 
-def many_values(path, n):
-    results(path, {{"status": "ok", "outcomes": entries(list(range(120_000)), n), "behaviour": []}})
+def many_values(path, n):  # one outcome of 120,000 values (the file stays under 4 MB)
+    outcomes = entries(list(range(120_000)), 1) + entries(0, n - 1)
+    results(path, {{"status": "ok", "outcomes": outcomes, "behaviour": []}})
 
 def dev_zero(path, n):
     os.symlink("/dev/zero", path)
@@ -218,7 +219,7 @@ def opcodes(path, n):  # 5 MB of a pickle's cheapest opcodes
     with open(path, "wb") as f:
         f.write(b"\\x80\\x04" + b"N0" * 2_500_000 + b"N.")
 
-BOMB = {{3: {causal}, 4: {padding}}}  # causal_mask has 3 cases, padding_mask 4
+BOMB = {{{causal_cases}: {causal}, {padding_cases}: {padding}}}  # told apart by their case counts
 transport.write_results = lambda path, found: BOMB[len(found.outcomes)](path, len(found.outcomes))"""
 
 # ---------------------------------------------------------------- 5. points it should not earn
@@ -277,7 +278,9 @@ nb05._peeks_at_the_future = lambda outcomes: None"""
 
 
 def _bombs(causal, padding, marker=""):
-    return learner(before=[BOMBS.format(causal=causal, padding=padding, marker=marker)])
+    counts = {f"{name}_cases": len(get(f"{name}_mask").cases()) for name in ("causal", "padding")}
+    assert counts["causal_cases"] != counts["padding_cases"]
+    return learner(before=[BOMBS.format(causal=causal, padding=padding, marker=marker, **counts)])
 
 
 def _class(folder, marker_file):
@@ -459,7 +462,7 @@ def test_the_grader_exits_0_with_a_row_for_every_submission(graded):
     assert done.returncode == 0, done.stderr[-3000:]
     assert len(graded["table"]) == 2 * len(graded["order"])
     assert {r["exercise"] for r in graded["table"]} == {"causal_mask", "padding_mask"}
-    assert "notebook 03_masking: causal_mask, padding_mask; each kernel sandboxed" in done.stdout
+    assert "notebook 03_masking: padding_mask, causal_mask; each kernel sandboxed" in done.stdout
 
 
 def test_every_honest_submission_keeps_its_full_score(graded):

@@ -11,6 +11,7 @@ many or too few. Each sentence says what was observed on the case, never a guess
 
 import itertools
 import math
+import re
 from typing import Optional
 
 import torch
@@ -19,8 +20,10 @@ from attncourse.exercises.model import Mistake
 
 #: the names of the findings, as verdicts and the class report carry them
 FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regrouped",
+            "sizes_off_by_one", "size_from_outside", "wrong_dtype", "items_in_another_order",
             "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
-            "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused")
+            "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
+            "argument_in_the_wrong_place", "number_from_outside")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -52,6 +55,12 @@ def _as_constant(ratio, sizes):
     for value, text in ((2.0, "2"), (0.5, "½"), (-1.0, "−1")):
         if math.isclose(ratio, value, rel_tol=1e-3):
             return text
+    for value, where in sizes:  # √(n/m) or n/m: the scale used m where this case has n
+        for power, text in ((2, "√({n}/{m})"), (1, "{n}/{m}")):
+            m = value / ratio ** power
+            if m > 1 and abs(m - round(m)) < 1e-3 * m and round(m) != value:
+                return (f"{text.format(n=value, m=round(m))} ({value} is {where}: the scale "
+                        f"used {round(m)}, which is no size of this case)")
     return None
 
 
@@ -64,7 +73,17 @@ def _shape(shape):
     return "(" + ", ".join(str(s) for s in shape) + ")"
 
 
-def shape_finding(expected, got):
+def _from_outside(sizes_seen, sizes):
+    """The sizes in ``sizes_seen`` that no size of the case's inputs makes (a size, the
+    product or quotient of two, or one more or less)."""
+    known = {v for v, _ in sizes}
+    made = known | {a * b for a in known for b in known} | {
+        a // b for a in known for b in known if b and a % b == 0} | {1}
+    made |= {m + 1 for m in made} | {m - 1 for m in made}
+    return [s for s in sizes_seen if s > 1 and s not in made]
+
+
+def shape_finding(expected, got, sizes=()):
     """Why ``got``'s shape is not ``expected``'s, when the two shapes alone tell."""
     want, have = tuple(expected.shape), tuple(got.shape)
     if sorted(want) == sorted(have) and len(want) > 1:
@@ -72,7 +91,17 @@ def shape_finding(expected, got):
         return Mistake("axes_in_another_order", f"your result has the right sizes in another "
                        f"order: {_shape(have)} where {_shape(want)} is wanted (axes "
                        f"{', '.join(map(str, moved))} differ). Check the order of the axes in "
-                       f"each `transpose`, `permute` or `view`.")
+                       f"each `transpose`, `permute` or `view`, and the sizes you split by.")
+    foreign = _from_outside(have, sizes)
+    if foreign and len(want) == len(have):
+        return Mistake("size_from_outside", f"your result has shape {_shape(have)} where "
+                       f"{_shape(want)} is wanted, and {foreign[0]} is no size of this case's "
+                       f"inputs: a number written into the function, or a variable of the "
+                       f"notebook, instead of a size read from the arguments.")
+    if len(want) == len(have) and all(abs(a - b) == 1 for a, b in zip(want, have) if a != b) \
+            and want != have:
+        return Mistake("sizes_off_by_one", f"your result has shape {_shape(have)} where "
+                       f"{_shape(want)} is wanted: a size is one too many or one too few.")
     for axis in range(len(have)):
         if have[axis] == 1 and have[:axis] + have[axis + 1:] == want:
             return Mistake("extra_axis", f"your result has an extra axis of length 1 at "
@@ -118,7 +147,7 @@ def constant_finding(expected, got, sizes, atol):
     norm = flat_e.dot(flat_e).item()
     if norm > 1e-12:
         ratio = flat_g.dot(flat_e).item() / norm
-        if not math.isclose(ratio, 1.0, rel_tol=1e-3) and _close(got.double(),
+        if abs(ratio) > 1e-3 and not math.isclose(ratio, 1.0, rel_tol=1e-3) and _close(got.double(),
                                                                    expected.double() * ratio, atol):
             named = _as_constant(ratio, sizes)
             said = (f"every value of your result is the reference's times {named}" if named
@@ -218,6 +247,87 @@ def unchanged_finding(changed):
                    f"number written in)?")
 
 
+def dtype_finding(expected, got):
+    """A result of the right shape and the wrong dtype."""
+    want, have = (str(t.dtype).removeprefix("torch.") for t in (expected, got))
+    if expected.is_floating_point() and got.is_floating_point():
+        why = ("float64 creeps in through a NumPy value, a Python float list given to "
+               "`torch.tensor`, or `.double()`" if have == "float64" else
+               "a `.float()` or `.to(...)` changed it")
+        return Mistake("wrong_dtype", f"your result is {have} where the inputs, and the "
+                       f"reference, are {want} ({why}); the next step, which multiplies it "
+                       f"with {want} tensors, would fail. Keep the inputs' dtype.")
+    return None
+
+
+def items_finding(expected, got, atol):
+    """A tuple whose items are right but in another order."""
+    if not (isinstance(expected, tuple) and isinstance(got, (tuple, list)) and
+            len(expected) == len(got) > 1):
+        return None
+    order = []
+    for g in got:
+        match = [i for i, e in enumerate(expected) if torch.is_tensor(e) and torch.is_tensor(g)
+                 and e.shape == g.shape and e.dtype == g.dtype and _close_any(e, g)]
+        if not match:
+            return None
+        order.append(match[0])
+    if sorted(order) != list(range(len(expected))) or order == sorted(order):
+        return None
+    return Mistake("items_in_another_order", f"your function returns the right tensors in "
+                   f"another order: item {order.index(0)} is the one that belongs first. "
+                   f"Return them in the order the signature names them.")
+
+
+def substituted_finding(reference, names, case, got, atol):
+    """The result is the reference's with one argument used in another's place (a
+    copy-paste slip: ``W_K`` where ``W_V`` belongs), or two arguments swapped."""
+    args, kwargs = case.fresh_args()
+    tensors = [i for i, a in enumerate(args) if torch.is_tensor(a) and a.is_floating_point()]
+    for i in tensors:
+        for j in tensors:
+            if i == j or args[i].shape != args[j].shape:
+                continue
+            for swap in (True, False):
+                trial = list(args)
+                trial[j] = args[i]
+                if swap:
+                    trial[i] = args[j]
+                try:
+                    with torch.no_grad():
+                        value = reference(*trial, **kwargs)
+                except Exception:
+                    continue
+                if _same_value(value, got, atol):
+                    what = (f"`{names[i]}` and `{names[j]}` swapped" if swap else
+                            f"`{names[i]}` used where `{names[j]}` belongs")
+                    return Mistake("argument_in_the_wrong_place", f"your result is the "
+                                   f"reference's with {what}: check which argument goes "
+                                   f"into each step.")
+    return None
+
+
+def _same_value(value, got, atol):
+    if isinstance(value, tuple):
+        return (isinstance(got, (tuple, list)) and len(got) == len(value) and
+                all(_same_value(v, g, atol) for v, g in zip(value, got)))
+    return torch.is_tensor(value) and torch.is_tensor(got) and _close_any(value, got)
+
+
+def number_finding(error, sizes):
+    """A raised error that quotes a size no input of the case has: a number from outside."""
+    quoted = [int(n) for n in re.findall(r"(?<![\w.])(\d+)(?![\w.])", error)]
+    shapes = re.findall(r"\[([\d, ]+)\]|\(([\d, x]+)\)", error)
+    in_shapes = [int(n) for groups in shapes for g in groups for n in re.findall(r"\d+", g)]
+    foreign = _from_outside([n for n in in_shapes or quoted if n < 100000], sizes)
+    if not foreign:
+        return None
+    return Mistake("number_from_outside", f"the error is about a size of {foreign[0]}, and "
+                   f"no input of this case has that size: a number written into the "
+                   f"function, or a variable of the notebook (such as its `d_k` or `d_model`), "
+                   f"where a size read from the arguments belongs.")
+
+
 def first_tensor_pair(expected, got):
     """The first pair of tensors that differ in two results, looking inside tuples."""
     if isinstance(expected, tuple) and isinstance(got, (tuple, list)) and \
@@ -237,12 +347,17 @@ def _close_any(e, g):
 
 def finding(expected, got, sizes, atol) -> Optional[Mistake]:
     """How a wrong result ``got`` differs from ``expected``, in one sentence, or ``None``."""
+    reordered = items_finding(expected, got, atol)
+    if reordered:
+        return reordered
     expected, got = first_tensor_pair(expected, got)
     if expected is None:
         return None
     if expected.shape != got.shape:
-        return shape_finding(expected, got)
-    if expected.dtype != got.dtype or not expected.is_floating_point():
+        return shape_finding(expected, got, sizes)
+    if expected.dtype != got.dtype:
+        return dtype_finding(expected, got)
+    if not expected.is_floating_point():
         if expected.dtype == torch.bool and got.dtype == torch.bool:
             return rearranged_finding(expected.float(), got.float(), 0) or where_finding(
                 expected.float(), got.float(), 0)

@@ -252,17 +252,20 @@ def _reference_value(exercise, case):
 def diagnosis(exercise, cases, outcomes, expected, index):
     """How the learner's result on case ``index`` differs from the reference's, worked out
     from the values alone (:mod:`.diagnose`), or ``None``: a variant whose changed argument
-    did not change the learner's result, or a result that is the reference scaled, moved,
-    rearranged, overflowed or wrong in some places."""
+    did not change the learner's result; a result that is the reference scaled, moved,
+    rearranged, overflowed, of another dtype or shape, or wrong in some places; the reference
+    with one argument in another's place; an error about a size no input has."""
     case, outcome = cases[index], outcomes[index]
+    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
+    sizes = diagnose.named_sizes(names, case.args)
     if outcome.error:
-        return None
+        return diagnose.number_finding(outcome.error, sizes)
     if case.base is not None and not outcomes[case.base].error and \
             outcome_difference(outcomes[case.base].value, outcome, exercise) is None:
         return diagnose.unchanged_finding(case.changed)
-    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
-    return diagnose.finding(expected[index], outcome.value,
-                            diagnose.named_sizes(names, case.args), exercise.atol)
+    return (diagnose.finding(expected[index], outcome.value, sizes, exercise.atol) or
+            diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
+                                         exercise.atol))
 
 
 def _raised_sentence(exercise, case, outcome):
@@ -289,7 +292,7 @@ def judge(exercise, cases, outcomes):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
     mistake = recognise(exercise, cases, outcomes) if any(differences) else CHANGED_INPUT
-    if mistake is None and differences[first]:
+    if mistake is None and gaps[first]:
         mistake = diagnosis(exercise, cases, outcomes, expected, first)
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,

@@ -50,7 +50,8 @@ def check(exercise_id, fn, recorder=TO_FILE):
     cases = exercise.cases()
     result = judge(exercise, cases, run_cases(fn, cases))
     if result.passed and exercise.behaviour is not None:
-        result = judge_behaviour(exercise, run_cases(fn, exercise.behaviour.make_cases())) or result
+        behaviour = judge_behaviour(exercise, run_cases(fn, exercise.behaviour.make_cases()))
+        result = result if behaviour is None else behaviour
     recorder.exercise(exercise.id, result.passed)
     return _shown(result)
 

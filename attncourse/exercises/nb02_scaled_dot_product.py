@@ -33,6 +33,10 @@ def _cases():
              {"mask": pad.unsqueeze(1)}),
         Case("large scores (queries × 50): the softmax must not overflow",
              (query * 50, key, value)),
+        Case("a 0/1 integer mask (1 = may attend)", _qkv((), 3, 4, 4, 4, 110),
+             {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [0, 0, 1, 0]])}),
+        Case("a 0./1. float mask (1. = may attend)", _qkv((2,), 3, 4, 4, 4, 120),
+             {"mask": torch.tensor([[1.0, 1.0, 0.0, 0.0]]).unsqueeze(0)}),
     ]
 
 

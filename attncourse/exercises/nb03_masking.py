@@ -65,6 +65,8 @@ def _padding_cases():
         Case("pad_id 1", (torch.tensor([[2, 1, 1], [6, 7, 1], [1, 1, 1]]), 1)),
         Case("pad_id 2: real ids on both sides of it",
              (torch.tensor([[0, 5, 1, 2, 2], [3, 2, 2, 2, 2]]), 2)),
+        Case("left-padded, and a pad between real tokens: padding is not only at the end",
+             (torch.tensor([[0, 0, 5, 6], [7, 0, 8, 0]]), 0)),
     ]
 
 

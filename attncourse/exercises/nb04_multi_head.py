@@ -203,6 +203,10 @@ def _forward_cases():
              {"mask": pad.unsqueeze(1)}),
         Case("batch 2, seq 3, d_model 6, 1 head", (seeded_randn(2, 3, 6, seed=40),
                                                    *_weights(6, 41), 1)),
+        Case("batch 2, seq 4, d_model 8, 2 heads, padding before and between real tokens",
+             (seeded_randn(2, 4, 8, seed=50), *_weights(8, 51), 2),
+             {"mask": torch.tensor([[False, True, False, True], [False, False, True, True]])
+              .unsqueeze(1)}),
     ]
 
 

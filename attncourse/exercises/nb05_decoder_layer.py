@@ -262,6 +262,8 @@ def _target_cases():
         Case("pad_id 1, three sentences", (torch.tensor([[3, 4, 1], [3, 1, 1], [3, 5, 6]]), 1)),
         Case("pad_id 2: real ids on both sides of it, and a sentence of padding only",
              (torch.tensor([[0, 4, 1, 2], [2, 2, 2, 2]]), 2)),
+        Case("left-padded, and a pad between real tokens: padding is not only at the end",
+             (torch.tensor([[0, 0, 5, 6], [7, 0, 8, 0]]), 0)),
     ]
 
 

@@ -179,6 +179,9 @@ def _append_cases():
         Case("one head, 5 cached",
              (seeded_randn(1, 1, 5, 2, seed=20), seeded_randn(1, 1, 5, 2, seed=21),
               seeded_randn(1, 1, 1, 2, seed=22), seeded_randn(1, 1, 1, 2, seed=23))),
+        Case("a long cache of 11 positions, float16: every position is kept, in its dtype",
+             (seeded_randn(1, 2, 11, 4, seed=24).half(), seeded_randn(1, 2, 11, 4, seed=25).half(),
+              seeded_randn(1, 2, 3, 4, seed=26).half(), seeded_randn(1, 2, 3, 4, seed=27).half())),
     ]
 
 

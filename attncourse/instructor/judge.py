@@ -39,7 +39,8 @@ def judge_results(exercise, case_set, results):
                        f"({type(exc).__name__}).")
     if checked.passed:
         try:
-            checked = judge_behaviour(exercise, results.behaviour) or checked
+            behaviour = judge_behaviour(exercise, results.behaviour)
+            checked = checked if behaviour is None else behaviour
         except Exception as exc:
             return failure(f"the behaviour test cannot judge what your function returned "
                            f"({type(exc).__name__}).")
