@@ -1125,7 +1125,7 @@ def loss_arguments_swapped(logits, tokens):
 
 
 def loss_log2_probs(logits, tokens):
-    log_p = torch.log2(F.softmax(logits[:, :-1], dim=-1))
+    log_p = F.log_softmax(logits[:, :-1], dim=-1) / math.log(2)  # stable, but in bits
     return F.nll_loss(log_p.reshape(-1, logits.size(-1)), tokens[:, 1:].reshape(-1))
 
 

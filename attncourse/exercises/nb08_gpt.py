@@ -30,6 +30,8 @@ def _loss_cases():
              (seeded_randn(1, 8, 11, seed=3) * 2, _tokens(1, 8, 11, seed=4))),
         Case("batch 3, 2 tokens: one guess per text",
              (seeded_randn(3, 2, 5, seed=5) * 2, _tokens(3, 2, 5, seed=6))),
+        Case("confident logits (a gap of about 200): the loss must stay finite",
+             (seeded_randn(2, 4, 6, seed=7) * 100, _tokens(2, 4, 6, seed=8))),
     ]
 
 
