@@ -263,7 +263,7 @@ def test_the_csv_opens_safely_in_a_spreadsheet_and_the_table_escapes_names(tmp_p
     with open(tmp_path / "g.csv", newline="", encoding="utf-8") as f:
         table = list(csv.reader(f))
     assert [row[0][0] for row in table[1:]] == ["'", "n"]
-    assert not [cell for row in table for cell in row if cell[:1] in "=+-@"]
+    assert not [cell for row in table for cell in row if cell and cell[0] in "=+-@"]
     graded = Graded(course.find("03"), ("causal_mask",), Isolation.BUBBLEWRAP,
                     [Report(rows[:1]), Report(rows[1:], notes=["a\nnote"])])
     shown = summary(graded)
@@ -325,6 +325,12 @@ def test_a_class_graded_without_the_sandbox(tmp_path, capsys, monkeypatch):
     assert "mirrored" in rows[("wrong", "causal_mask")]["message"]
     assert "not implemented yet" in rows[("wrong", "padding_mask")]["message"]
     assert "no exercise cell" in rows[("empty", "causal_mask")]["message"]
+    # the verdict as data: its kind and the mistake's name have columns of their own
+    kinds = {key: (r["kind"], r["mistake"]) for key, r in rows.items()}
+    assert kinds[("right", "causal_mask")] == ("passed", "")
+    assert kinds[("wrong", "causal_mask")] == ("a named mistake", "mirrored")
+    assert kinds[("wrong", "padding_mask")] == ("not attempted", "")
+    assert kinds[("empty", "causal_mask")] == ("not run", "")
     assert main(["grade", str(paths[0]), "-o", str(paths[0]), "--no-sandbox"]) == 2
     assert not [p for p in home.rglob("*") if p.is_file()]  # no progress, history, signatures
 

@@ -205,9 +205,11 @@ class Status(Enum):
     """What a check found, as the class report counts it."""
 
     PASSED = "passed"
-    NAMED_MISTAKE = "a named mistake"  # wrong in a way the exercise knows and names
+    NAMED_MISTAKE = "a named mistake"  # wrong in a way the probes or the diagnosis name
     NOT_ATTEMPTED = "not attempted"  # the stub was left as it was
-    FAILED = "failed"  # wrong in another way, or could not be checked
+    CRASHED = "crashed"  # raised an error that no mistake explains
+    FAILED = "failed"  # wrong in a way nothing names
+    NOT_RUN = "not run"  # the grader could not call it, or could not compare what it returned
 
 
 @dataclass
@@ -301,6 +303,8 @@ def judge(exercise, cases, outcomes):
                            mistake=mistake.name, said=mistake.message, case=cases[first].label)
     if error:
         message += sentences.what_the_error_means(exercise, error) + sentences.its_own_words(error)
+        return CheckResult(exercise.id, Status.CRASHED, message + sentences.try_a_hint(exercise),
+                           case=cases[first].label)
     return failed(exercise.id, message + sentences.try_a_hint(exercise), cases[first].label)
 
 

@@ -104,7 +104,7 @@ def what_went_wrong(results, exercise):
     named = Counter((m.mistake, m.said) for m in marks if m.outcome is Status.NAMED_MISTAKE)
     counts = [MistakeCount(Status.NAMED_MISTAKE, name, said, n)
               for (name, said), n in sorted(named.items(), key=lambda item: (-item[1], item[0]))]
-    for outcome in (Status.NOT_ATTEMPTED, Status.FAILED):
+    for outcome in (Status.NOT_ATTEMPTED, Status.CRASHED, Status.FAILED, Status.NOT_RUN):
         n = sum(m.outcome is outcome for m in marks)
         if n:
             counts.append(MistakeCount(outcome, "", "", n))
@@ -198,10 +198,13 @@ POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
 
 #: how the failures no mistake names are listed under an exercise
 _OTHER = {Status.NOT_ATTEMPTED: "not attempted: the stub as it was handed out",
-          Status.FAILED: "other failures: no known mistake explains them (see the table below)"}
+          Status.CRASHED: "crashed: an error no known mistake explains (see the table below)",
+          Status.FAILED: "other failures: no known mistake explains them (see the table below)",
+          Status.NOT_RUN: "not run: the grader could not call the function or read its results"}
 
 _CELL = {Status.PASSED: ("passed", "✓"), Status.NAMED_MISTAKE: ("mistake", "✗"),
-         Status.FAILED: ("failed", "✗"), Status.NOT_ATTEMPTED: ("not-attempted", "–")}
+         Status.FAILED: ("failed", "✗"), Status.CRASHED: ("failed", "✗"),
+         Status.NOT_RUN: ("failed", "✗"), Status.NOT_ATTEMPTED: ("not-attempted", "–")}
 
 
 def _mistakes_section(results, rates):
@@ -301,6 +304,8 @@ def mark_of(row):
     if row.status is Status.NAMED_MISTAKE and row.mistake:
         return Mark(row.exercise, Status.NAMED_MISTAKE, row.mistake, row.said or "",
                     row.message)
+    if row.status in (Status.CRASHED, Status.NOT_RUN):
+        return Mark(row.exercise, row.status, message=row.message)
     return Mark(row.exercise, Status.FAILED, message=row.message)
 
 

@@ -33,6 +33,7 @@ from attncourse.course import NOTEBOOKS, Notebook, find
 from attncourse.course_files import read_notebook
 from attncourse.errors import CourseError, expect
 from attncourse.exercises.catalogue import exercises_for, get
+from attncourse.exercises.engine import Status
 from attncourse.instructor.evaluate import CaseSet, Evaluator, write_case_sets
 from attncourse.instructor.judge import failure
 from attncourse.instructor.kernel import Kernel
@@ -189,7 +190,7 @@ def _grade_one(path, nb, run):
 
 
 def _not_graded(path, exercise_ids, problem):
-    return Report([Row(path, i, False, clean(f"not graded: {problem}"))
+    return Report([Row(path, i, False, clean(f"not graded: {problem}"), Status.NOT_RUN)
                    for i in exercise_ids or [""]], [clean(problem)])
 
 

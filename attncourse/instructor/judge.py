@@ -26,8 +26,9 @@ class Verdict:
 
 
 def failure(message):
-    """A :class:`Verdict` that failed for a reason no mistake names."""
-    return Verdict(Status.FAILED, message)
+    """A :class:`Verdict` on a function the grader could not call, or whose results it could
+    not compare: why, in a sentence."""
+    return Verdict(Status.NOT_RUN, message)
 
 
 def judge_results(exercise, case_set, results):

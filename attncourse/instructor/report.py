@@ -19,7 +19,7 @@ from typing import Optional
 from attncourse.exercises.engine import Status
 from attncourse.instructor.sandbox import Isolation
 
-COLUMNS = ("submission", "exercise", "passed", "points", "message")
+COLUMNS = ("submission", "exercise", "passed", "points", "kind", "mistake", "message")
 MAX_MESSAGE = 600  # characters; a message longer than this ends in "…"
 
 
@@ -54,6 +54,13 @@ class Row:
     @property
     def points(self):
         return 1 if self.passed else 0
+
+    @property
+    def kind(self):
+        """What the check found, as the CSV's ``kind`` column says it ("passed", "crashed", …)."""
+        if self.status is not None:
+            return self.status.value
+        return Status.PASSED.value if self.passed else Status.FAILED.value
 
 
 @dataclass
@@ -95,7 +102,8 @@ def write_csv(reports, path):
     for report in reports:
         for r in report.rows:
             writer.writerow([spreadsheet_safe(r.submission), spreadsheet_safe(r.exercise),
-                             int(r.passed), r.points, spreadsheet_safe(r.message)])
+                             int(r.passed), r.points, r.kind, r.mistake or "",
+                             spreadsheet_safe(r.message)])
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:
