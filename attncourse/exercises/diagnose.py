@@ -23,7 +23,7 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "sizes_off_by_one", "size_from_outside", "wrong_dtype", "items_in_another_order",
             "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
-            "argument_in_the_wrong_place", "number_from_outside")
+            "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -345,8 +345,33 @@ def _close_any(e, g):
     return torch.allclose(g.double(), e.double(), atol=1e-5, rtol=1e-4, equal_nan=True)
 
 
+_NOT_A_TENSOR = {
+    "NoneType": "your function returns None: its last line needs `return`",
+    "float": "your function returns a Python number: `.item()` or `float(...)` turned the "
+             "tensor into one, and the step after it (`backward()`, another tensor operation) "
+             "needs the tensor itself — return it as it is",
+    "int": "your function returns a Python number: `.item()` or `int(...)` turned the tensor "
+           "into one — return the tensor itself",
+    "ndarray": "your function returns a NumPy array (a `.numpy()`, or NumPy functions): "
+               "return a torch tensor, computed with torch's functions",
+    "list": "your function returns a Python list: build the tensor (`torch.stack`, "
+            "`torch.cat`) instead of a list of pieces",
+}
+
+
+def type_finding(expected, got):
+    """A tensor was wanted and something else came back."""
+    said = _NOT_A_TENSOR.get(type(got).__name__)
+    if not torch.is_tensor(expected) or torch.is_tensor(got) or said is None:
+        return None
+    return Mistake("not_a_tensor", said + ".")
+
+
 def finding(expected, got, sizes, atol) -> Optional[Mistake]:
     """How a wrong result ``got`` differs from ``expected``, in one sentence, or ``None``."""
+    wrong_type = type_finding(expected, got)
+    if wrong_type:
+        return wrong_type
     reordered = items_finding(expected, got, atol)
     if reordered:
         return reordered

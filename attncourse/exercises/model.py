@@ -73,8 +73,9 @@ class Exercise:
     learner_name: Optional[str] = None  # the learner's function name, if not the reference's
     #: optional behaviour test, judged after the cases pass
     behaviour: Optional[Behaviour] = None
-    #: whether :meth:`cases` adds variants of the first cases (:mod:`.variants`)
-    vary: bool = True
+    #: how many of the first cases :meth:`cases` gives again with one argument changed
+    #: (:mod:`.variants`); fewer where a call is slow
+    varied: int = VARIED
     #: what ``solution(id)``, ``attncourse solve`` and the nbgrader export show: the learner's
     #: function with the notebook's stub signature, self-contained so that it runs when pasted
     #: into the notebook (see :mod:`attncourse.exercises.solutions`)
@@ -87,9 +88,8 @@ class Exercise:
     def cases(self):
         """The exercise's cases, then the variants that change one argument of the first."""
         cases = self.make_cases()
-        if not self.vary:
-            return cases
-        return cases + variants(self.reference, self.solution or self.reference, cases[:VARIED])
+        return cases + variants(self.reference, self.solution or self.reference,
+                                cases[:self.varied])
 
 
 def seeded_randn(*shape, seed=0):

@@ -432,6 +432,7 @@ def _signed_change(f, x, nudge=1.0):
 
 POSITION_INFLUENCE = Exercise(
     id="position_influence",
+    varied=1,  # each call runs the layer once per position
     title="The nudge test: does any output depend on later inputs?",
     notebook=NOTEBOOK,
     signature="position_influence(f, x, nudge=1.0) -> (seq, seq): [i, j] = largest |change| "
