@@ -37,8 +37,12 @@ def answers(set_name):
     folder = ROOT / "tests" / "blind" / set_name
     found = []
     for path in sorted(folder.glob("nb*.py")):
-        module = importlib.import_module(f"blind.{set_name}.{path.stem}")
-        found += module.ANSWERS
+        try:
+            found += importlib.import_module(f"blind.{set_name}.{path.stem}").ANSWERS
+        except ModuleNotFoundError as exc:  # notebook 09's answers need Triton
+            if exc.name != "triton":
+                raise
+            print(f"{path.name}: skipped (no Triton here)", file=sys.stderr)
     return found
 
 

@@ -34,7 +34,11 @@ def _answers(*sets):
     found = []
     for name in sets:
         for path in sorted((Path(__file__).parent / "blind" / name).glob("nb*.py")):
-            found += importlib.import_module(f"blind.{name}.{path.stem}").ANSWERS
+            try:
+                found += importlib.import_module(f"blind.{name}.{path.stem}").ANSWERS
+            except ModuleNotFoundError as exc:  # notebook 09's answers need Triton
+                if exc.name != "triton":
+                    raise
     return found
 
 
