@@ -50,7 +50,7 @@ import attncourse
 from attncourse.cli import main
 from attncourse.exercises import exercises_for, get
 from attncourse.instructor.sandbox import check_sandbox
-from attncourse.instructor.solve import solution
+from attncourse.instructor.solve import solution_parts
 
 SANDBOX = check_sandbox()
 pytestmark = pytest.mark.skipif(not SANDBOX.available,
@@ -616,7 +616,7 @@ def test_ordinary_troubles_cost_only_their_cell(graded):
 def _solved_05(decoder=None):
     cells = [code(IMPORTS)]
     for ex in exercises_for("05"):
-        source = decoder if decoder and ex.id == "decoder_layer_forward" else solution(ex).source
+        source = decoder if decoder and ex.id == "decoder_layer_forward" else solution_parts(ex).source
         cells.append(code(source, exercise=ex.id))
     return notebook(*cells)
 

@@ -34,7 +34,7 @@ from attncourse.cli import main
 from attncourse.course_files import course_notebook, read_notebook
 from attncourse.errors import CourseError
 from attncourse.exercises import Exercise, all_exercises, check, get
-from attncourse.exercises.engine import ASSIGNMENT_MODE, Outcome
+from attncourse.exercises.engine import ASSIGNMENT_MODE, CallOutcome
 from attncourse.exercises.learner import solution as show_solution
 from attncourse.fresh_copies import fetch, reset
 from attncourse.instructor import grade as grade_module
@@ -49,7 +49,7 @@ from attncourse.instructor.nbgrader import (
 )
 from attncourse.instructor.report import MAX_MESSAGE, Report, Row, clean, summary, write_csv
 from attncourse.instructor.sandbox import Isolation, SandboxCheck
-from attncourse.instructor.solve import solution, solve
+from attncourse.instructor.solve import solution_parts, solve
 from attncourse.instructor.transport import TransportError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -79,7 +79,7 @@ def test_each_solution_runs_in_its_notebook_and_binds_only_the_learners_name(exe
     imports it binds the learner's one name, and passes."""
     namespace = notebook_imports(exercise.notebook.stem)
     before = set(namespace)
-    exec(compile(solution(exercise).source, "<solved cell>", "exec"), namespace)
+    exec(compile(solution_parts(exercise).source, "<solved cell>", "exec"), namespace)
     assert set(namespace) - before == {exercise.function_name}
     assert check(exercise.id, namespace[exercise.function_name]).passed
 
@@ -88,7 +88,7 @@ def test_each_solution_runs_in_its_notebook_and_binds_only_the_learners_name(exe
 def test_solve_and_the_export_show_the_text_solution_shows(exercise):
     """One text: no rewriting of the package's reference (its private imports, its extra
     arguments) reaches a released stub."""
-    parts, shown = solution(exercise), repr(show_solution(exercise.id))
+    parts, shown = solution_parts(exercise), repr(show_solution(exercise.id))
     assert parts.source.strip() in shown
     assert "attncourse" not in parts.source
     released = solution_cell(exercise)
@@ -106,7 +106,7 @@ class Halver(torch.nn.Module):
 def test_a_class_solution_keeps_its_header_and_hides_its_methods():
     ex = Exercise("t-class", "t", course.find("00"), "Halver()", Halver, lambda: [], [],
                   solution=Halver)
-    parts = solution(ex)
+    parts = solution_parts(ex)
     assert parts.header.startswith("class Halver(torch.nn.Module):") and "def forward" in parts.body
     namespace = {"torch": torch}
     exec(parts.source, namespace)
@@ -195,8 +195,8 @@ def test_results_come_back_as_the_values_the_function_returned(tmp_path):
               torch.ones(2, dtype=torch.bfloat16), torch.tensor([1 + 2j]), torch.zeros(0, 3),
               torch.arange(12)[::3], (torch.eye(2), {"k": [1, 2.5, None]}), torch.float16,
               "text", 3 + 4j, np.ones(2)]
-    outcomes = [Outcome(value=v) for v in values]
-    outcomes.append(Outcome(error="raised ValueError: bad", changed=("x",)))
+    outcomes = [CallOutcome(value=v) for v in values]
+    outcomes.append(CallOutcome(error="raised ValueError: bad", changed=("x",)))
     transport.write_results(tmp_path / "r", transport.Results(outcomes, outcomes[:1]))
     back = transport.read_results(tmp_path / "r", len(outcomes), 1)
     for sent, got in zip(values[:7], back.outcomes):

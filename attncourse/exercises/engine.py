@@ -31,7 +31,7 @@ ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"
 
 
 @dataclass
-class Outcome:
+class CallOutcome:
     """What one call produced: ``value`` if it returned, ``error`` (a sentence) if it raised."""
 
     value: object = None
@@ -54,10 +54,10 @@ def _call(fn, case):
                 value = fn(*args, **kwargs)
     except Exception as exc:  # a learner's bug must become a message, never a traceback
         if type(exc) is NotImplementedError and not str(exc):  # the exercise cell's stub line
-            return Outcome(error="raised NotImplementedError", not_implemented=True)
+            return CallOutcome(error="raised NotImplementedError", not_implemented=True)
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
-        return Outcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
-    return Outcome(value=value, changed=_changed_inputs(fn, case, args, kwargs))
+        return CallOutcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
+    return CallOutcome(value=value, changed=_changed_inputs(fn, case, args, kwargs))
 
 
 def _parameter_names(fn, n):

@@ -18,7 +18,7 @@ from attncourse.course_files import bring_pictures, course_notebooks, read_noteb
 from attncourse.errors import expect
 from attncourse.exercises import get
 from attncourse.exercises.engine import ASSIGNMENT_MODE
-from attncourse.instructor.solve import solution
+from attncourse.instructor.solve import solution_parts
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 
@@ -34,7 +34,7 @@ def _meta(grade_id, solution=False, grade=False, locked=False, points=None):
 
 def solution_cell(exercise):
     """The exercise cell's source with the solution between nbgrader's markers."""
-    parts = solution(exercise)
+    parts = solution_parts(exercise)
     body = parts.body.strip("\n")
     indent = body[:len(body) - len(body.lstrip())]
     return f"{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"

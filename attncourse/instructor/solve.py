@@ -32,8 +32,8 @@ class Solution:
         return self.header + self.body
 
 
-def solution(exercise):
-    """The solution of ``exercise`` as a :class:`Solution`."""
+def solution_parts(exercise):
+    """The solution of ``exercise`` as a :class:`Solution`: the stub's header and the body."""
     expect(exercise.solution is not None, f"exercise {exercise.id!r} declares no solution.")
     source = solution_source(exercise)
     lines = source.splitlines(keepends=True)
@@ -55,7 +55,7 @@ def solved_notebook(nb):
                                      f"which the course does not know.")
         cell = nb.cells[index]
         cell.source = (f"# The solution to {exercise.id!r} (filled in by `attncourse solve`)\n"
-                       + solution(exercise).source.rstrip("\n"))
+                       + solution_parts(exercise).source.rstrip("\n"))
         for i in (index, check_cell_after(nb, index)):
             if i is not None:
                 nb.cells[i].outputs, nb.cells[i].execution_count = [], None

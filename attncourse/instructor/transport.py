@@ -25,7 +25,7 @@ from enum import Enum
 
 import torch
 
-from attncourse.exercises.engine import Outcome, run_cases
+from attncourse.exercises.engine import CallOutcome, run_cases
 
 MAGIC = b"attncourse results 1\n"
 MAX_BYTES = 4 * 2**20  # the course's largest results file is a few kilobytes
@@ -247,7 +247,7 @@ class _Reader:
         if not isinstance(node, dict):
             raise TransportError("the results are not in the expected form")
         error, changed = node.get("error"), node.get("changed")
-        return Outcome(value=self.value(node.get("value")),
+        return CallOutcome(value=self.value(node.get("value")),
                        error=_error(error) if error is not None else None,
                        not_implemented=node.get("not_implemented") is True,
                        changed=_names(changed))
