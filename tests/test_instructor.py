@@ -142,9 +142,9 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
         written = [p for ps in pool.map(run, [[nb] for nb in NOTEBOOKS]) for p in ps]
     for path in written:
         nb = read_notebook(path)
-        cells = exercise_cells(nb)
-        assert cells, f"{path.name} has no exercise"
-        for exercise_id, index in cells.items():
+        marked = exercise_cells(nb)
+        assert marked, f"{path.name} has no exercise"
+        for exercise_id, index in marked.items():
             after = cells.check_cell_after(nb, index)
             shown = "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
                             for o in nb.cells[after].outputs)
@@ -258,14 +258,18 @@ def test_files_that_are_not_results_are_refused_unread(tmp_path):
 
 def test_the_csv_opens_safely_in_a_spreadsheet_and_the_table_escapes_names(tmp_path):
     rows = [Row("=HYPERLINK(\"http://x\").ipynb", "causal_mask", True, "+1 point"),
-            Row("new\nline\x1b[2J.ipynb", "causal_mask", False, "-1: @SUM(A1)")]
+            Row("new\nline\x1b[2J.ipynb", "causal_mask", False, "-1: @SUM(A1)"),
+            Row("b.ipynb", "causal_mask", False, "\x1b]0;owned\x07 \u202edesrever \x00\x08")]
     write_csv([Report(rows[:1]), Report(rows[1:])], tmp_path / "g.csv")
     with open(tmp_path / "g.csv", newline="", encoding="utf-8") as f:
         table = list(csv.reader(f))
-    assert [row[0][0] for row in table[1:]] == ["'", "n"]
+    assert [row[0][0] for row in table[1:]] == ["'", "n", "b"]
+    text = (tmp_path / "g.csv").read_text(encoding="utf-8")
+    assert not [c for c in text if not c.isprintable() and c != "\n"]  # no escape codes, no bidi
+    assert "\\x1b]0;owned\\x07 \\u202edesrever" in text
     assert not [cell for row in table for cell in row if cell and cell[0] in "=+-@"]
     graded = Graded(course.find("03"), ("causal_mask",), Isolation.BUBBLEWRAP,
-                    [Report(rows[:1]), Report(rows[1:], notes=["a\nnote"])])
+                    [Report(rows[:1]), Report(rows[1:2], notes=["a\nnote"])])
     shown = summary(graded)
     assert "new\\nline\\x1b[2J.ipynb" in shown and "\x1b" not in shown
     assert "note: new\\nline\\x1b[2J.ipynb: a\\nnote" in shown
@@ -479,3 +483,22 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, 
                 exec(test.source, released)
         assert_pictures_show(nb.cells[0], path.parent)
     assert "switched off" in str(show_solution("causal_mask"))  # the setup cell's doing
+
+
+def test_the_grader_never_connects_to_what_a_kernel_prints(tmp_path):
+    """The grader reads replies on the shell channel only: no socket of its own receives what
+    a notebook prints (jupyter_client's wait_for_ready connected one, and a notebook that
+    printed gigabytes filled the grader's memory with it)."""
+    from attncourse.instructor.kernel import Kernel, Status
+    from attncourse.instructor.sandbox import Limits, launch
+
+    folder, cases = tmp_path / "submission", tmp_path / "cases"
+    (folder / "exchange").mkdir(parents=True)
+    cases.mkdir()
+    kernel = Kernel(launch(Isolation.NONE, folder, folder / "exchange", cases, Limits(), 1),
+                    folder / "spec")
+    try:
+        assert kernel.run("print('x' * 2**20)", 60).status is Status.OK
+        assert kernel.kc._iopub_channel is None  # never made, so never connected
+    finally:
+        kernel.close()

@@ -48,9 +48,14 @@ COMMON_MISTAKES = (
 _ERROR_MEANINGS = (
     (r"NameError: name '(\w+)'", "`{0}` is not defined where your function runs: import "
      "it or define it in the notebook (run that cell first), or spell it as defined."),
+    (r"is invalid for input of size|number of sizes provided|unflatten",
+     "a `view`, `reshape` or `unflatten` asked for a shape whose sizes do not multiply to the "
+     "tensor's number of values. Print the tensor's shape before the reshape (`print(t.shape)`) "
+     "and compute each size you ask for from it (`x.size(-1) // num_heads`), not from a number "
+     "of the notebook."),
     (r"must match the size of tensor|cannot be multiplied|size mismatch|Sizes of tensors "
-     r"must match|stack expects each tensor|broadcast|expanded size|is invalid for input of "
-     r"size|Expected size|shape mismatch|must have the same shape|number of sizes provided|"
+     r"must match|stack expects each tensor|broadcast|expanded size|"
+     r"Expected size|shape mismatch|must have the same shape|"
      r"does not match the shape of the indexed tensor|channels",
      "two tensors whose shapes do not fit were combined. Print the shape (`print(t.shape)`) "
      "of each tensor you multiply, add, mask or concatenate, and compare them with "
@@ -67,9 +72,10 @@ _ERROR_MEANINGS = (
      "function's parameters (its documentation), and your function's with `{signature}`."),
     (r"not callable", "something that is not a function was called: a tensor followed by "
      "`(...)`, or a value passed where a function (such as `lambda x: ...`) is expected."),
-    (r"dtype|scalar type|[Bb]oolean|must be bool", "tensors of different kinds (bool, "
-     "integer, float) met in one operation: convert with `.float()` or `.bool()`, or create "
-     "the tensor with the dtype it needs."),
+    (r"dtype|scalar type|[Bb]oolean|must be bool", "an operation got a tensor of a kind it "
+     "does not take (bool, integer or float): print the `dtype` of each tensor on the line "
+     "that fails (`t.dtype`). A mask may come as bool or as 0/1 numbers: compare it "
+     "(`mask == 0`) rather than negate it (`~mask` works on bool alone)."),
 )
 
 

@@ -97,10 +97,30 @@ class Kernel:
             self.kc = self.km.blocking_client()
             # shell only: the grader never reads what a notebook prints or shows
             self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
-            self.kc.wait_for_ready(timeout=startup_timeout)
+            self._wait_for_ready(startup_timeout)
         except (RuntimeError, OSError) as exc:
             self.close()
             raise KernelStartError(" ".join(str(exc).split())[:200]) from None
+
+    def _wait_for_ready(self, timeout):
+        """Wait for the kernel's reply to ``kernel_info`` on the shell channel. Not
+        jupyter_client's ``wait_for_ready``: that also connects the output channel, which
+        the grader never reads, and whatever a notebook printed would queue up in the
+        grader's memory (up to a thousand messages of 16 MB each)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            self.kc.kernel_info()
+            try:
+                msg = self.kc.get_shell_msg(timeout=1)
+            except queue.Empty:
+                if not self.km.is_alive():
+                    raise RuntimeError("the kernel died before it was ready") from None
+                continue
+            except Exception:  # noqa: BLE001 -- a message the client cannot parse
+                continue
+            if isinstance(msg, dict) and msg.get("msg_type") == "kernel_info_reply":
+                return
+        raise RuntimeError(f"the kernel was not ready within {timeout:g} s")
 
     def run(self, code, timeout, history=True):
         """Run ``code`` in the user namespace, waiting at most ``timeout`` seconds; the

@@ -95,15 +95,17 @@ def printable(text):
 
 
 def write_csv(reports, path):
-    """One row per submission × exercise; written whole, then moved into place."""
+    """One row per submission × exercise; written whole, then moved into place. Control and
+    direction characters a learner put in a name or a message are written as escapes
+    (``\x1b``, ``\u202e``): `cat grades.csv` cannot retitle a terminal or hide text."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(COLUMNS)
     for report in reports:
         for r in report.rows:
-            writer.writerow([spreadsheet_safe(r.submission), spreadsheet_safe(r.exercise),
-                             int(r.passed), r.points, r.kind, r.mistake or "",
-                             spreadsheet_safe(r.message)])
+            writer.writerow([spreadsheet_safe(printable(r.submission)),
+                             spreadsheet_safe(printable(r.exercise)), int(r.passed), r.points,
+                             r.kind, r.mistake or "", spreadsheet_safe(printable(r.message))])
     path = Path(path)
     tmp = path.with_name(f".{path.name}.tmp")
     try:

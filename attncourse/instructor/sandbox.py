@@ -41,6 +41,7 @@ import os
 import platform
 import shutil
 import site
+import socket
 import stat
 import subprocess
 import sys
@@ -248,10 +249,12 @@ def submission_folder(run):
 
 @dataclass(frozen=True)
 class _Entered:
-    """A folder the removal went into: its name in its parent and its identity."""
+    """A folder the removal went into: its name in its parent, its identity, and the
+    parent's folders still to remove after it."""
 
     name: str
     identity: tuple  # (device, inode)
+    siblings: list
 
 
 def _open_folder(name, dir_fd=None):
@@ -280,19 +283,22 @@ def _identity(fd):
     return info.st_dev, info.st_ino
 
 
-def _first_subfolder(fd):
+def _subfolders(fd):
     """Unlink every entry of the open folder ``fd`` that is not a folder (links included:
-    unlinked, never followed); the name of a folder left in it, or ``None``."""
+    unlinked, never followed); the names of the folders left in it. Read once per folder,
+    so a folder of many folders costs time in proportion to them, not to their square."""
+    folders = []
     with os.scandir(fd) as entries:
         for entry in entries:
             if entry.is_dir(follow_symlinks=False):
-                return entry.name
+                folders.append(entry.name)
+                continue
             try:
                 os.unlink(entry.name, dir_fd=fd)
             except PermissionError:  # a folder the learner made read-only: ours to open up
                 os.fchmod(fd, 0o700)  # the folder itself, through its descriptor
                 os.unlink(entry.name, dir_fd=fd)
-    return None
+    return folders
 
 
 def _remove_empty(name, parent_fd):
@@ -308,9 +314,10 @@ def _empty_tree(top):
     depth is fine), going back up through ``..`` only to the folder it came from."""
     trail, fd = [], os.dup(top)
     try:
+        pending = _subfolders(fd)  # the folders of the folder open as fd, still to remove
         while True:
-            child = _first_subfolder(fd)
-            if child is not None:
+            if pending:
+                child = pending.pop()
                 try:
                     sub = _enter(child, fd)
                 except OSError as exc:
@@ -318,9 +325,10 @@ def _empty_tree(top):
                         raise
                     os.unlink(child, dir_fd=fd)  # it turned into a link or a file
                     continue
-                trail.append(_Entered(child, _identity(sub)))
+                trail.append(_Entered(child, _identity(sub), pending))
                 os.close(fd)
                 fd = sub
+                pending = _subfolders(fd)
                 continue
             if not trail:
                 return
@@ -332,6 +340,7 @@ def _empty_tree(top):
             os.close(fd)
             fd = parent
             _remove_empty(left.name, fd)
+            pending = left.siblings
     finally:
         os.close(fd)
 
@@ -370,7 +379,13 @@ _REFUSED = (  # EPERM: what the kernel's keyrings, tracing, mounts, modules, the
     "finit_module", "delete_module", "reboot", "swapon", "swapoff", "acct", "quotactl",
     "syslog", "settimeofday", "clock_settime", "clock_adjtime", "adjtimex",
     "open_by_handle_at", "name_to_handle_at", "lookup_dcookie", "iopl", "ioperm", "uselib",
-    "vhangup", "nfsservctl", "io_uring_setup", "io_uring_enter", "io_uring_register")
+    "vhangup", "nfsservctl", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    # memory no per-process limit counts (a memfd's pages are the kernel's, not the process's)
+    "memfd_create", "memfd_secret")
+#: socket families a notebook may use: local sockets, IPv4, IPv6 (its own loopback only,
+#: the sandbox having no network) and netlink (which interfaces exist); every other family
+#: — vsock (to the hypervisor), packet, Bluetooth, the kernel's crypto API… — is refused
+_SOCKET_FAMILIES = (socket.AF_UNIX, socket.AF_INET, socket.AF_INET6, socket.AF_NETLINK)
 _CLONE_NEWUSER = 0x10000000
 _TIOCSTI = 0x5412  # push characters into a terminal's input
 
@@ -399,6 +414,11 @@ def _compile_filter():
     with contextlib.suppress(RuntimeError, ValueError, OSError):
         rules.add_rule(seccomp.ERRNO(errno.ENOSYS), "clone3")
     rules.add_rule(refuse, "ioctl", seccomp.Arg(1, seccomp.MASKED_EQ, 0xFFFFFFFF, _TIOCSTI))
+    top = max(_SOCKET_FAMILIES)
+    for family in range(top):  # one rule a family: libseccomp compares an argument once a rule
+        if family not in _SOCKET_FAMILIES:
+            rules.add_rule(refuse, "socket", seccomp.Arg(0, seccomp.EQ, family))
+    rules.add_rule(refuse, "socket", seccomp.Arg(0, seccomp.GT, top))
     with tempfile.TemporaryFile() as f:
         rules.export_bpf(f)
         f.seek(0)
