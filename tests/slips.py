@@ -1400,3 +1400,85 @@ SLIPS.update({
         attention_v_mask_on_columns: "values_unmasked",
     },
 })
+
+
+# ------------------------------------------------------------------------------------------
+# TODO(10_induction_heads): slips for notebook 10's placeholder exercises (scripts/new_notebook.py
+# wrote them); replace them with the slips learners make in its real exercises.
+# ------------------------------------------------------------------------------------------
+
+
+def nb10_scale_div(x, factor):
+    return torch.div(x, factor)
+
+
+def nb10_scale_plus(x, factor):
+    return x + factor
+
+
+def nb10_scale_twice(x, factor):
+    y = x * factor
+    return y * factor
+
+
+def nb10_scale_in_place(x, factor):
+    x *= factor
+    return x
+
+
+def nb10_scale_forgot_factor(x, factor):
+    return x
+
+
+def nb10_scale_returns_factor(x, factor):
+    return factor
+
+
+def nb10_rows_dim_0(x):
+    return torch.sum(x, dim=0)
+
+
+def nb10_rows_loop(x):
+    total = 0
+    for row in x:
+        total = total + row
+    return total
+
+
+def nb10_rows_dim_1(x):
+    return x.sum(1)
+
+
+def nb10_rows_everything(x):
+    return torch.sum(x)
+
+
+def nb10_rows_keepdim(x):
+    return x.sum(-1, keepdim=True)
+
+
+def nb10_rows_mean(x):
+    return x.mean(-1)
+
+
+def nb10_rows_numpy(x):
+    return x.numpy().sum(-1)
+
+
+SLIPS["nb10_scale"] = {
+    nb10_scale_div: "divided",
+    nb10_scale_plus: "added",
+    nb10_scale_twice: "squared",
+    nb10_scale_in_place: "changed_input_in_place",
+    nb10_scale_forgot_factor: "factor_ignored",
+    nb10_scale_returns_factor: None,
+}
+SLIPS["nb10_row_sums"] = {
+    nb10_rows_dim_0: "wrong_dim",
+    nb10_rows_loop: "wrong_dim",
+    nb10_rows_dim_1: "dim_1",
+    nb10_rows_everything: "summed_everything",
+    nb10_rows_keepdim: "kept_dim",
+    nb10_rows_mean: "mean_not_sum",
+    nb10_rows_numpy: None,
+}
