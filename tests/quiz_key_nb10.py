@@ -1,9 +1,11 @@
-"""Answers to notebook 10's quiz: the placeholder questions', TODO(10_induction_heads).
-Replace them with the real ones."""
+"""Answers to notebook 10's quiz."""
 
 KEY = {
-    "q10-scale-sum": (12, [6, 3, 24]),
-    "q10-row-sums-shape": ((4, 7), [(4, 7, 1), (7, 3), (4, 3)]),
-    "q10-last-axis": ("a", ["b", "c"]),
-    "q10-islands": ("a", ["b"]),
+    "q10-induction-key": ("a", ["b", "c", "d"]),
+    "q10-composition": ("a", ["b", "c", "d"]),
+    "q10-chance": (0.125, [0.143, 0.0625, 1]),
+    "q10-targets-shape": ((32, 24), ["(32, 12)", "(32, 23)", "(64, 12)"]),
+    "q10-look-vs-use": ("a", ["b", "c", "d"]),
+    "q10-not-explanation": ("a", ["b", "c", "d"]),
+    "q10-varied-length": ("a", ["b", "c", "d"]),
 }
