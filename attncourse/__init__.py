@@ -23,6 +23,14 @@ from attncourse.errors import CourseError, install_friendly_errors
 from attncourse.exercises import check, exercises_for, hint, solution
 from attncourse.frontend import prepare_colab as _prepare_colab
 from attncourse.gpt import GPT, CharTokenizer, GPTConfig, generate
+from attncourse.induction import (
+    AttentionOnly,
+    ablate,
+    ablated_attention,
+    head_scores,
+    repeated_batch,
+    train_induction,
+)
 from attncourse.layers import (
     Decoder,
     DecoderLayer,
@@ -102,6 +110,9 @@ __all__ = [
     # a GPT (notebook 08)
     "tiny_stories", "CharTokenizer", "GPTConfig", "GPT", "generate", "apply_rotary",
     "RotaryMultiHeadAttention",
+    # what heads learn: induction heads (notebook 10)
+    "repeated_batch", "AttentionOnly", "train_induction", "head_scores", "ablated_attention",
+    "ablate",
     # exercises, quizzes, progress, environment check
     "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",

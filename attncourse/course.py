@@ -67,6 +67,7 @@ NOTEBOOKS = (
     Notebook("08", "gpt", "A GPT — the decoder layer becomes a language model", "a GPT"),
     Notebook("09", "flash_attention_triton", "FlashAttention in Triton",
              "FlashAttention in Triton"),
+    Notebook("10", "induction_heads", "What heads learn: induction heads", "induction heads"),
 )
 
 

@@ -434,6 +434,48 @@ def vision_transformer():
     save(fig, "06_vision_transformer.png")
 
 
+def induction_heads():
+    """Notebook 10's cover: a repeated sequence; a layer-1 previous-token head writes "the
+    token before me" into each position, a layer-2 induction head matches the current token
+    against it and copies the token that followed its first occurrence."""
+    from matplotlib.patches import Rectangle
+
+    fig, ax = canvas(12.4, 4.4)
+    tokens = list("DABCEDA")
+    xs = [0.4 + i * 0.8 for i in range(len(tokens) + 1)]
+    for i, (x, t) in enumerate(zip(xs, tokens)):
+        colour = GREEN if i >= 5 else GREY
+        ax.add_patch(Rectangle((x, 0.3), 0.6, 0.5, fc=colour, ec="#777777", lw=0.8))
+        ax.text(x + 0.3, 0.55, t, ha="center", va="center", fontsize=12)
+        ax.text(x + 0.3, 0.15, str(i), ha="center", va="center", fontsize=8, color="#555555")
+    ax.text(3.5, -0.15, "random tokens, then the same tokens again: from the middle on, "
+            "the next token can be copied", ha="center", fontsize=9)
+    # layer 1: previous-token head, position 2 (B) reads position 1 (A)
+    ax.add_patch(FancyArrowPatch((xs[2] + 0.3, 0.85), (xs[1] + 0.3, 0.85),
+                                 connectionstyle="arc3,rad=-0.6", arrowstyle="-|>",
+                                 mutation_scale=12, color="#1f77b4", lw=1.6))
+    ax.text(xs[1] + 0.7, 1.55, "layer 1: previous-token head\nB's vector learns \"after A\"",
+            ha="center", fontsize=9, color="#1f77b4")
+    # layer 2: induction head, position 6 (A) reads position 2 (B), predicts B
+    ax.add_patch(FancyArrowPatch((xs[6] + 0.3, 0.85), (xs[2] + 0.3, 0.85),
+                                 connectionstyle="arc3,rad=0.45", arrowstyle="-|>",
+                                 mutation_scale=12, color="#d62728", lw=1.6))
+    ax.text(xs[4] + 0.3, 2.75, "layer 2: induction head — the current A looks for\n"
+            "\"a position after A\" and copies what is there: B", ha="center", fontsize=9,
+            color="#d62728")
+    ax.add_patch(Rectangle((xs[7], 0.3), 0.6, 0.5, fc="white", ec="#d62728", lw=1.2, ls="--"))
+    ax.text(xs[7] + 0.3, 0.55, "B?", ha="center", va="center", fontsize=12, color="#d62728")
+    ax.text(xs[7] + 0.3, 0.15, "next", ha="center", va="center", fontsize=8, color="#555555")
+    # the questions of the notebook
+    box(ax, 8.6, 3.0, 3.6, 1.0, "find: score every head\nprevious-token · induction", BLUE, 9)
+    box(ax, 8.6, 1.75, 3.6, 1.0, "test: ablate a head (hook on W_O)\nand watch the loss rise",
+        ORANGE, 9)
+    box(ax, 8.6, 0.5, 3.6, 1.0, "weigh: attention weights against\ngradients and occlusion",
+        PURPLE, 9)
+    ax.set_ylim(-0.4, 4.2)
+    save(fig, "10_induction_heads.png")
+
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
@@ -448,3 +490,4 @@ if __name__ == "__main__":
     vision_transformer()
     gpt_model()
     flash_attention_triton()
+    induction_heads()

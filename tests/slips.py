@@ -1400,3 +1400,267 @@ SLIPS.update({
         attention_v_mask_on_columns: "values_unmasked",
     },
 })
+
+
+# ------------------------------------------------------------------------------------------
+# Notebook 10: induction heads
+# ------------------------------------------------------------------------------------------
+
+
+def nb10_batch_targets_are_tokens(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.full_like(tokens, -100)
+    targets[:, half:] = tokens[:, half:]
+    return tokens, targets
+
+
+def nb10_batch_shift_back(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.full_like(tokens, -100)
+    targets[:, half:] = tokens[:, half - 1:-1]
+    return tokens, targets
+
+
+def nb10_batch_everything_scored(first):
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.full_like(tokens, -100)
+    targets[:, :-1] = tokens[:, 1:]
+    return tokens, targets
+
+
+def nb10_batch_zeros(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], 1)
+    targets = torch.zeros_like(tokens)
+    targets[:, half:-1] = tokens[:, half + 1:]
+    return tokens, targets
+
+
+def nb10_batch_roll(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.roll(tokens, -1, 1)
+    targets[:, :half] = -100
+    return tokens, targets
+
+
+def nb10_batch_interleave(first):
+    half = first.size(1)
+    tokens = torch.repeat_interleave(first, 2, dim=1)
+    targets = torch.full_like(tokens, -100)
+    targets[:, half:-1] = tokens[:, half + 1:]
+    return tokens, targets
+
+
+def nb10_batch_late(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.full_like(tokens, -100)
+    targets[:, half + 1:-1] = tokens[:, half + 2:]
+    return tokens, targets
+
+
+def nb10_batch_dim0(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first])
+    targets = torch.full_like(tokens, -100)
+    targets[:, half:-1] = tokens[:, half + 1:]
+    return tokens, targets
+
+
+def nb10_batch_float_targets(first):
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)
+    targets = torch.full(tokens.shape, -100.0)
+    targets[:, half:-1] = tokens[:, half + 1:]
+    return tokens, targets
+
+
+def nb10_scores_t_minus_half(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t, t - 1].mean(dim=(0, 2))
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half].mean(dim=(0, 2))
+
+
+def nb10_scores_diagonal(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(seq)
+    previous = weights[:, :, t, t].mean(dim=(0, 2))
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half + 1].mean(dim=(0, 2))
+
+
+def nb10_scores_from_zero(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(seq)
+    previous = weights[:, :, t, t - 1].mean(dim=(0, 2))
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half + 1].mean(dim=(0, 2))
+
+
+def nb10_scores_one_mean(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t, t - 1].mean()
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half + 1].mean()
+
+
+def nb10_scores_per_text(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t, t - 1].mean(-1)
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half + 1].mean(-1)
+
+
+def nb10_scores_summed(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t, t - 1].sum(-1).mean(0)
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t, t - half + 1].sum(-1).mean(0)
+
+
+def nb10_scores_swapped(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t, t - 1].mean(dim=(0, 2))
+    t = torch.arange(half, seq)
+    return weights[:, :, t, t - half + 1].mean(dim=(0, 2)), previous
+
+
+def nb10_scores_grid(weights):
+    seq = weights.size(-1)
+    half = seq // 2
+    t = torch.arange(1, seq)
+    previous = weights[:, :, t][:, :, :, t - 1].mean(dim=(0, 2, 3))
+    t = torch.arange(half, seq)
+    return previous, weights[:, :, t][:, :, :, t - half + 1].mean(dim=(0, 2, 3))
+
+
+def nb10_ablate_after(attn, x, head):
+    out = attn(x, is_causal=True)
+    out = out.clone()
+    out[:, :, head * attn.d_k:(head + 1) * attn.d_k] = 0.0
+    return out
+
+
+def nb10_ablate_queries(attn, x, head):
+    rows = slice(head * attn.d_k, (head + 1) * attn.d_k)
+    with torch.no_grad():
+        attn.W_QKV.weight[rows] = 0
+        attn.W_QKV.bias[rows] = 0
+    return attn(x, is_causal=True)
+
+
+def nb10_ablate_values_weight_only(attn, x, head):
+    start = 2 * attn.d_model + head * attn.d_k
+    with torch.no_grad():
+        attn.W_QKV.weight[start:start + attn.d_k] = 0
+    return attn(x, is_causal=True)
+
+
+def nb10_ablate_keep_one(attn, x, head):
+    def hook(module, args):
+        concat = torch.zeros_like(args[0])
+        cols = slice(head * attn.d_k, (head + 1) * attn.d_k)
+        concat[..., cols] = args[0][..., cols]
+        return (concat,)
+
+    handle = attn.W_O.register_forward_pre_hook(hook)
+    out = attn(x, is_causal=True)
+    handle.remove()
+    return out
+
+
+def nb10_ablate_no_return(attn, x, head):
+    def hook(module, args):
+        concat = args[0].clone()
+        concat[..., head * attn.d_k:(head + 1) * attn.d_k] = 0
+
+    handle = attn.W_O.register_forward_pre_hook(hook)
+    out = attn(x, is_causal=True)
+    handle.remove()
+    return out
+
+
+def nb10_ablate_start_at_head(attn, x, head):
+    def hook(module, args):
+        concat = args[0].clone()
+        concat[..., head:head + attn.d_k] = 0
+        return (concat,)
+
+    handle = attn.W_O.register_forward_pre_hook(hook)
+    out = attn(x, is_causal=True)
+    handle.remove()
+    return out
+
+
+def nb10_ablate_cut(attn, x, head):
+    def hook(module, args):
+        concat = args[0]
+        keep = [c for c in range(concat.size(-1)) if c // attn.d_k != head]
+        return (concat[..., keep],)
+
+    handle = attn.W_O.register_forward_pre_hook(hook)
+    try:
+        return attn(x, is_causal=True)
+    finally:
+        handle.remove()
+
+
+def nb10_ablate_forgot_causal(attn, x, head):
+    def hook(module, args):
+        concat = args[0].clone()
+        concat[..., head * attn.d_k:(head + 1) * attn.d_k] = 0
+        return (concat,)
+
+    handle = attn.W_O.register_forward_pre_hook(hook)
+    out = attn(x, x, x)
+    handle.remove()
+    return out
+
+
+SLIPS["repeated_batch"] = {
+    nb10_batch_targets_are_tokens: "not_shifted",
+    nb10_batch_shift_back: "shifted_backwards",
+    nb10_batch_everything_scored: "first_half_scored",
+    nb10_batch_zeros: "zero_not_ignored",
+    nb10_batch_roll: "wrapped_around",
+    nb10_batch_interleave: "interleaved",
+    nb10_batch_late: "scored_one_late",
+    nb10_batch_dim0: "repeated_along_batch",
+    nb10_batch_float_targets: None,
+}
+SLIPS["head_scores"] = {
+    nb10_scores_t_minus_half: "previous_occurrence",
+    nb10_scores_diagonal: "diagonal_not_previous",
+    nb10_scores_from_zero: "query_zero_included",
+    nb10_scores_one_mean: "averaged_heads",
+    nb10_scores_per_text: "batch_kept",
+    nb10_scores_summed: "summed_not_averaged",
+    nb10_scores_swapped: "swapped",
+    nb10_scores_grid: None,
+}
+SLIPS["ablated_attention"] = {
+    nb10_ablate_after: "after_W_O",
+    nb10_ablate_queries: "uniform_not_zeroed",
+    nb10_ablate_values_weight_only: "value_bias_left",
+    nb10_ablate_keep_one: "only_head_kept",
+    nb10_ablate_no_return: "nothing_ablated",
+    nb10_ablate_start_at_head: "slice_by_head_index",
+    nb10_ablate_cut: "columns_dropped",
+    nb10_ablate_forgot_causal: "not_causal",
+}

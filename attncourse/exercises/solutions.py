@@ -219,3 +219,46 @@ def apply_rotary(x, positions, base=10000.0):
     rotated_even = x_even * cos - x_odd * sin
     rotated_odd = x_even * sin + x_odd * cos
     return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # (..., seq, d)
+
+
+# ------------------------------------------------------------- 10 induction heads
+
+
+def repeated_batch(first):
+    """Return (tokens, targets), both (batch, 2·half): each first half followed by itself, and
+    the next token at the second half's positions half .. 2·half − 2, −100 elsewhere."""
+    half = first.size(1)
+    tokens = torch.cat([first, first], dim=1)  # (batch, 2·half): the second half repeats
+    targets = torch.full_like(tokens, -100)  # -100: F.cross_entropy's ignore_index
+    targets[:, half:-1] = tokens[:, half + 1:]  # the second half: the inputs shifted by one
+    return tokens, targets
+
+
+def head_scores(weights):
+    """Return (previous_token, induction), each (heads,), from weights (batch, heads, seq, seq)
+    on repeated sequences of seq = 2·half: the mean weight on key t − 1 (queries t ≥ 1) and on
+    key t − half + 1 (queries t ≥ half)."""
+    seq = weights.size(-1)
+    half = seq // 2
+    queries = torch.arange(1, seq)
+    previous = weights[:, :, queries, queries - 1]  # (batch, heads, seq - 1)
+    queries = torch.arange(half, seq)
+    induction = weights[:, :, queries, queries - half + 1]  # (batch, heads, half)
+    return previous.mean(dim=(0, 2)), induction.mean(dim=(0, 2))  # (heads,) each
+
+
+def ablated_attention(attn, x, head):
+    """Return attn(x, is_causal=True) with head `head`'s output zeroed, through a forward
+    pre-hook on attn.W_O (removed before returning)."""
+    columns = slice(head * attn.d_k, (head + 1) * attn.d_k)
+
+    def zero_head(module, args):
+        concat = args[0].clone()  # (batch, seq, heads·d_k): the heads side by side
+        concat[..., columns] = 0
+        return (concat,)
+
+    handle = attn.W_O.register_forward_pre_hook(zero_head)
+    try:
+        return attn(x, is_causal=True)  # (batch, seq, d_model)
+    finally:
+        handle.remove()
