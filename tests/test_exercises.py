@@ -246,3 +246,31 @@ def test_a_behaviour_that_fails_fails_the_check(monkeypatch):
     result = ac.check("decoder_layer_forward", exercise.solution, recorder=NOWHERE)
     assert not result.passed and result.message == "it peeks at the future"
     assert dataclasses.replace(result).case == "behaviour"
+
+
+def test_a_module_left_with_a_hook_or_new_weights_is_a_changed_input():
+    """A module passed in comes back as it was: a hook left on it, or its weights edited
+    for good, change it as surely as `x -= m` changes a tensor (found by a blind check:
+    both gave the right values and passed)."""
+    from attncourse.progress_file import NOWHERE
+
+    def hook_left(attn, x, head):
+        columns = slice(head * attn.d_k, (head + 1) * attn.d_k)
+
+        def zero_head(module, args):
+            concat = args[0].clone()
+            concat[..., columns] = 0
+            return (concat,)
+
+        attn.W_O.register_forward_pre_hook(zero_head)  # never removed
+        return attn(x, is_causal=True)
+
+    def weights_zeroed(attn, x, head):
+        with torch.no_grad():
+            attn.W_O.weight[:, head * attn.d_k:(head + 1) * attn.d_k] = 0  # for good
+        return attn(x, is_causal=True)
+
+    for fn in (hook_left, weights_zeroed):
+        result = ac.check("ablated_attention", fn, recorder=NOWHERE)
+        assert result.mistake == "changed_input_in_place", result.message
+        assert "`attn`" in result.message

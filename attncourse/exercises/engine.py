@@ -77,13 +77,35 @@ def _same_tensor(before, after):
              torch.allclose(before, after, rtol=0, atol=0, equal_nan=True)))
 
 
+def _hooks(module):
+    """How many hooks ``module`` and its submodules hold."""
+    return sum(len(m._forward_hooks) + len(m._forward_pre_hooks) + len(m._backward_hooks)
+               for m in module.modules())
+
+
+def _same_module(before, after):
+    """The same weights and buffers, and no hook more or less: a call left it as it was."""
+    if not isinstance(after, torch.nn.Module) or _hooks(before) != _hooks(after):
+        return False
+    old, new = before.state_dict(), after.state_dict()
+    return old.keys() == new.keys() and all(_same_tensor(old[k], new[k]) for k in old)
+
+
+def _changed(before, after):
+    if torch.is_tensor(before):
+        return not _same_tensor(before, after)
+    if isinstance(before, torch.nn.Module):
+        return not _same_module(before, after)
+    return False
+
+
 def _changed_inputs(fn, case, args, kwargs):
-    """The names of the tensor arguments whose values the call changed: ``args`` and
-    ``kwargs`` are what ``fn`` received, the case still holds the untouched originals."""
+    """The names of the arguments the call changed — a tensor's values, or a module's weights
+    or hooks: ``args`` and ``kwargs`` are what ``fn`` received, the case still holds the
+    untouched originals."""
     pairs = [*zip(_parameter_names(fn, len(args)), case.args, args),
              *((name, case.kwargs[name], kwargs[name]) for name in kwargs)]
-    return tuple(name for name, before, after in pairs
-                 if torch.is_tensor(before) and not _same_tensor(before, after))
+    return tuple(name for name, before, after in pairs if _changed(before, after))
 
 
 def run_cases(fn, cases):

@@ -27,6 +27,7 @@ def _batch_cases():
              (torch.tensor([[3, 0, 5, 1, 4, 2]]),)),
         Case("batch 3, halves of 5 with repeats inside them", (_ids(3, 5, 3, seed=2),)),
         Case("halves of 2 tokens: a single scored position", (torch.tensor([[7, 8], [0, 1]]),)),
+        Case("halves of 1 token: no position to score", (torch.tensor([[4], [9]]),)),
     ]
 
 
@@ -149,6 +150,8 @@ def _score_cases():
         Case("a pure previous-token head and a pure induction head, sequences of 6",
              (_pure_heads(3),)),
         Case("batch 3 × 2 heads, sequences of 10", (_causal_weights(3, 2, 10, seed=3),)),
+        Case("float64 weights: the scores keep their dtype",
+             (_causal_weights(1, 2, 6, seed=4).double(),)),
     ]
 
 

@@ -13,7 +13,9 @@ CHANGED_INPUT = Mistake(
     "changed_input_in_place", "an in-place operation (`-=`, `+=`, `t[...] = …`, or a method "
     "ending in `_` such as `masked_fill_`) wrote into a tensor the caller passed in, and the "
     "caller may still need it. Compute into a new tensor instead: `x = x - m` rather than "
-    "`x -= m`, `masked_fill` rather than `masked_fill_`, or work on a `.clone()`.")
+    "`x -= m`, `masked_fill` rather than `masked_fill_`, or work on a `.clone()`. A module "
+    "passed in must come back as it was, too: its weights untouched, and every hook you "
+    "register on it removed before you return (`handle.remove()`, in a `finally:`).")
 
 
 #: slips of any exercise, each recognised by the error it raises
@@ -95,7 +97,7 @@ def changed_inputs(names):
     ``names`` in place."""
     listed = ", ".join(f"`{name}`" for name in names)
     return (f"the values are right, but your function changed its input {listed} in place "
-            f"(it differs after the call)")
+            f"(it differs after the call: its values, or a module's weights or hooks)")
 
 
 def not_implemented(exercise):
