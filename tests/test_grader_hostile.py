@@ -588,13 +588,18 @@ def test_7_the_same_submissions_give_the_same_csv_with_one_kernel_at_a_time(
         graded, tmp_path, monkeypatch):
     names = ["right", "wrong", "=HYPERLINK(1)", "other_ids"]
     monkeypatch.chdir(graded["folder"])
-    again = tmp_path / "again.csv"
-    assert main(["grade", *[f"{n}.ipynb" for n in names], "-o", str(again), "--jobs", "1",
-                 *GRADE]) == 0
     lines = graded["csv"].read_text(encoding="utf-8").splitlines()
     expected = [lines[0]] + [line for n in names for line in lines[1:]
                              if line.lstrip('"\'').startswith(f"{n}.ipynb,")]
-    assert again.read_text(encoding="utf-8").splitlines() == expected
+    for attempt in range(2):  # a cell's 8 s can run out on a loaded 2-core machine (it did in
+        # CI, right after the class above, and never alone): that is load, not the CSV's bytes
+        again = tmp_path / f"again-{attempt}.csv"
+        assert main(["grade", *[f"{n}.ipynb" for n in names], "-o", str(again), "--jobs", "1",
+                     *GRADE]) == 0
+        got = again.read_text(encoding="utf-8").splitlines()
+        if got == expected or not any("did not finish within" in line for line in got):
+            break
+    assert got == expected
 
 
 def test_ordinary_troubles_cost_only_their_cell(graded):
