@@ -59,7 +59,10 @@ pytestmark = pytest.mark.skipif(not SANDBOX.available,
 
 MARKER = f"attncourse-red-team-{os.getpid()}"  # in every daemon's command line
 PACKAGE = Path(attncourse.__file__).resolve().parent
-GRADE = ["--timeout", "8", "--memory-mb", "1024"]
+# a cell's limit: room for two kernels importing torch at once on a loaded 2-core machine
+# (at 8 s, the floor environment's first cell ran out in CI: an honest notebook lost its
+# imports, and test_7 its bytes)
+GRADE = ["--timeout", "20", "--memory-mb", "1024"]
 
 # ---------------------------------------------------------------- 1. code in the grader
 
@@ -585,27 +588,27 @@ def test_6_no_csv_cell_starts_a_formula_and_the_table_escapes_newlines(graded):
 
 
 def test_7_the_same_submissions_give_the_same_csv_with_one_kernel_at_a_time(
-        graded, tmp_path, monkeypatch):
+        graded, tmp_path):
     names = ["right", "wrong", "=HYPERLINK(1)", "other_ids"]
-    monkeypatch.chdir(graded["folder"])
     lines = graded["csv"].read_text(encoding="utf-8").splitlines()
     expected = [lines[0]] + [line for n in names for line in lines[1:]
                              if line.lstrip('"\'').startswith(f"{n}.ipynb,")]
-    for attempt in range(2):  # a cell's 8 s can run out on a loaded 2-core machine (it did in
-        # CI, right after the class above, and never alone): that is load, not the CSV's bytes
-        again = tmp_path / f"again-{attempt}.csv"
-        assert main(["grade", *[f"{n}.ipynb" for n in names], "-o", str(again), "--jobs", "1",
-                     *GRADE]) == 0
-        got = again.read_text(encoding="utf-8").splitlines()
-        if got == expected or not any("did not finish within" in line for line in got):
-            break
-    assert got == expected
+    home = tmp_path / "instructor"
+    (home / "home").mkdir(parents=True)
+    (home / "tmp").mkdir()
+    again = tmp_path / "again.csv"
+    # in its own process, as the class was graded (graded inside pytest's own process, the
+    # floor environment's first cell once hung past its limit: an import, never the bytes)
+    done, _ = _run_grader(graded["folder"], [f"{n}.ipynb" for n in names], again, home,
+                          ["--jobs", "1"])
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert again.read_text(encoding="utf-8").splitlines() == expected
 
 
 def test_ordinary_troubles_cost_only_their_cell(graded):
     assert "mirrored" in message(graded, "wrong", "causal_mask")
     assert "not implemented yet" in message(graded, "wrong", "padding_mask")
-    assert "cell 5 did not finish within 8 s" in notes(graded, "infinite_loop")
+    assert "cell 5 did not finish within 20 s" in notes(graded, "infinite_loop")
     assert "did not finish in time" in message(graded, "loop_in_function", "causal_mask")
     assert passed(graded, "loop_in_function")["padding_mask"]
     assert "crashed the kernel" in notes(graded, "crash")
