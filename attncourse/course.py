@@ -93,6 +93,14 @@ def notebook_of(key) -> Notebook:
     return notebook
 
 
+def _refuse_repeats(items, message):
+    """Raise ``ValueError(message.format(id))`` for the first id two of ``items`` share."""
+    ids = [item.id for item in items]
+    repeated = sorted({i for i in ids if ids.count(i) > 1})
+    if repeated:
+        raise ValueError(message.format(repeated[0]))
+
+
 class Catalogue:
     """One kind of content (exercises, quiz questions), read from the list ``attribute`` of the
     module each notebook names for it (``module_of(notebook)``). A notebook's module is
@@ -120,20 +128,13 @@ class Catalogue:
             if item.notebook != notebook:
                 raise ValueError(f"{self.kind} {item.id!r} is declared in {notebook.stem}'s "
                                  f"module but says it belongs to {item.notebook!r}")
-        ids = [item.id for item in items]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise ValueError(f"{self.kind} id {repeated[0]!r} is declared twice in "
-                             f"{notebook.stem}")
+        _refuse_repeats(items, f"{self.kind} id {{!r}} is declared twice in {notebook.stem}")
         return tuple(items)
 
     def all(self) -> list:
         """Every item of the course, in course order (this loads every notebook's module)."""
         items = [item for notebook in NOTEBOOKS for item in self.of(notebook)]
-        ids = [item.id for item in items]
-        repeated = sorted({i for i in ids if ids.count(i) > 1})
-        if repeated:
-            raise ValueError(f"{self.kind} id {repeated[0]!r} is declared in two notebooks")
+        _refuse_repeats(items, f"{self.kind} id {{!r}} is declared in two notebooks")
         return items
 
     def _in_order(self) -> Iterator:
