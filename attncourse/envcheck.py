@@ -22,6 +22,20 @@ def _version(name):
         return "not installed"
 
 
+# ipykernel releases that can drop a cell's request and sit idle, never replying: the cell
+# (a learner's, or one the grader or the tests run) hangs until its time limit (ipykernel #1529)
+_HANGING_IPYKERNEL = ("7.0.", "7.1.", "7.2.", "7.3.")
+
+
+def _ipykernel():
+    """ipykernel's version, with a warning where it is a release that can hang a cell."""
+    found = _version("ipykernel")
+    if found.startswith(_HANGING_IPYKERNEL):
+        return (f"{found} — can leave a cell hanging with the kernel idle; install 6.29 "
+                f"(Python 3.10: pip install 'ipykernel<7') or 7.4 or newer"), False
+    return found, True
+
+
 def _shown_path(path):
     """The progress file's path as a learner would type it (``~`` or ``$ATTNCOURSE_HOME``)."""
     if os.environ.get("ATTNCOURSE_HOME"):
@@ -66,7 +80,9 @@ def doctor(grading=False):
     rows = [("attncourse", _version("attncourse")), ("python", sys.version.split()[0]),
             ("platform", f"{platform.system()} {platform.machine()}")]
     rows += [(name, _version(name)) for name in _PACKAGES]
-    ok = sys.version_info >= (3, 10) and all(
+    ipykernel, kernel_ok = _ipykernel()
+    rows.append(("ipykernel", ipykernel))
+    ok = kernel_ok and sys.version_info >= (3, 10) and all(
         v != "not installed" for k, v in rows if k in ("torch", "matplotlib", "ipywidgets"))
     try:
         import torch
