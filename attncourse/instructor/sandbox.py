@@ -40,6 +40,7 @@ import functools
 import os
 import platform
 import shutil
+import signal
 import site
 import socket
 import stat
@@ -151,13 +152,52 @@ def _uid_range():
     return range(first, last + 1)
 
 
+def processes_of(uid):
+    """The ids of the processes whose real uid is ``uid`` (zombies included: the kernel
+    counts them against ``RLIMIT_NPROC`` until they are reaped)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", encoding="ascii", errors="replace") as f:
+                real = next((line.split()[1] for line in f if line.startswith("Uid:")), None)
+        except OSError:  # gone meanwhile
+            continue
+        if real == str(uid):
+            found.append(int(entry.name))
+    return found
+
+
+def end_processes_of(uid, timeout=10.0):
+    """Kill every process left with the sandbox uid ``uid`` and wait until none is left:
+    what a sandbox that has ended left behind (its PID namespace's processes die with it,
+    but not at once). Only for the pool's uids, which nothing but sandboxes runs as.
+    True when none is left."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = processes_of(uid)
+        if not left:
+            return True
+        for pid in left:
+            with contextlib.suppress(OSError):
+                os.kill(pid, signal.SIGKILL)
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+
+
 class _UidPool:
     """Hands out one uid per sandbox: never two live sandboxes with the same uid, in this
-    process (a set) or across graders (a lock file per uid in root's ``/run``)."""
+    process (a set) or across graders (a lock file per uid in root's ``/run``). A uid is
+    handed out only once no process of an earlier sandbox runs as it (else ``RLIMIT_NPROC``,
+    which counts per uid, would count the dying against the new sandbox), and the uid given
+    back longest ago comes first."""
 
     def __init__(self):
         self.lock = threading.Lock()
         self.held = {}  # uid -> its lock file's descriptor (or None without a lock folder)
+        self.returned = {}  # uid -> when this process gave it back (time.monotonic())
 
     def _try_lock(self, uid):
         """The uid's lock, taken; False if another grader holds it."""
@@ -174,18 +214,30 @@ class _UidPool:
             return False
         return fd
 
+    def _take(self, uids):
+        """A free uid, locked and free of leftovers; None if every one is in use."""
+        with self.lock:
+            for uid in sorted(uids, key=lambda u: self.returned.get(u, -1.0)):
+                if uid in self.held:
+                    continue
+                fd = self._try_lock(uid)
+                if fd is not False:
+                    self.held[uid] = fd
+                    break
+            else:
+                return None
+        if end_processes_of(uid):
+            return SandboxUser(uid, uid)
+        self.release(SandboxUser(uid, uid))  # a process that will not die: try another uid
+        return None
+
     def acquire(self, timeout=600.0):
         """A free uid of :func:`_uid_range`, waiting while every one is in use."""
         uids, deadline = _uid_range(), time.monotonic() + timeout
         while True:
-            with self.lock:
-                for uid in uids:
-                    if uid in self.held:
-                        continue
-                    fd = self._try_lock(uid)
-                    if fd is not False:
-                        self.held[uid] = fd
-                        return SandboxUser(uid, uid)
+            user = self._take(uids)
+            if user is not None:
+                return user
             if time.monotonic() > deadline:
                 raise SandboxUnavailable(f"every sandbox uid ({uids.start}-{uids.stop - 1}) "
                                          f"is in use; widen ATTNCOURSE_SANDBOX_UIDS")
@@ -194,6 +246,7 @@ class _UidPool:
     def release(self, user):
         with self.lock:
             fd = self.held.pop(user.uid, None)
+            self.returned[user.uid] = time.monotonic()
         if fd is not None:
             os.close(fd)  # the lock goes with it
 
