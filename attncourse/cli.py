@@ -53,9 +53,12 @@ def _grade(args):
     outputs = [(out, "the grades to a .csv")] + (
         [(Path(args.report), "the report to an .html")] if args.report else [])
     for path, what in outputs:
-        if path.suffix == ".ipynb" or any(path.exists() and Path(s).exists() and
+        if path.name.endswith(".ipynb") or any(path.exists() and Path(s).exists() and
                                           path.samefile(s) for s in args.submissions):
-            raise CourseError(f"{path} looks like a submission; write {what} file.")
+            raise CourseError(f"{path} looks like a submission; write {what} file. (A "
+                              f"submission named like an option, '-o.ipynb' or "
+                              f"'--report=x.ipynb', reads as one: put -- before the "
+                              f"submissions.)")
     limits = Limits(cell_timeout=args.timeout, notebook_timeout=args.notebook_timeout,
                     memory_mb=args.memory_mb)
     if args.no_sandbox:

@@ -147,3 +147,16 @@ def test_grade_refuses_a_report_path_that_is_a_submission(tmp_path, report, caps
                  "--report", str(tmp_path / report)]) == 2
     assert "looks like a submission" in capsys.readouterr().err
     assert submission.read_text() == "{}"
+
+
+def test_a_submission_named_like_an_option_writes_over_nothing(tmp_path, capsys, monkeypatch):
+    """`attncourse grade *.ipynb -o grades.csv` in a folder holding a learner's
+    '-o.ipynb': the shell hands it over as an option; nothing is graded or written, and the
+    message says how to pass such names."""
+    monkeypatch.chdir(tmp_path)
+    for name in ("-o.ipynb", "alice.ipynb"):
+        (tmp_path / name).write_text("{}")
+    globbed = sorted(p.name for p in tmp_path.glob("*.ipynb"))  # what the shell passes
+    assert main(["grade", "-o", "grades.csv", *globbed]) == 2
+    assert "put -- before the submissions" in capsys.readouterr().err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["-o.ipynb", "alice.ipynb"]
