@@ -289,6 +289,43 @@ def test_an_unexpected_error_grading_one_submission_becomes_its_rows(tmp_path, m
                                    for r in table)
 
 
+def test_what_ran_out_of_time_beside_another_kernel_is_graded_again_alone(tmp_path,
+                                                                          monkeypatch):
+    """With --jobs 2 a classmate's busy loops share the CPU with an honest kernel; a
+    submission whose cell or function ran out of time is graded again with nothing beside
+    it, and that grade counts: the one --jobs 1 gives."""
+    import threading
+
+    paths = [write(tmp_path / f"{n}.ipynb", learner()) for n in ("a", "b", "c")]
+    lock, running, calls = threading.Lock(), [], []
+
+    def graded_one(path, nb, run):
+        with lock:
+            running.append(path)
+            beside = len(running) > 1
+            calls.append((Path(path).name, beside))
+        time.sleep(0.3)  # long enough for the pool's other thread to start beside it
+        with lock:
+            running.remove(path)
+        timed_out = beside and Path(path).name != "c.ipynb"
+        return Report([Row(path, "causal_mask", not timed_out,
+                           "did not finish in time" if timed_out else "")],
+                      ran_out_of_time=timed_out)
+
+    monkeypatch.setattr(grade_module, "_grade_one", graded_one)
+    done = []
+    graded = grade_module.grade(paths, jobs=2, sandbox=False,
+                                on_done=lambda path, report: done.append(Path(path).name))
+    assert [r.rows[0].passed for r in graded.reports] == [True, True, True]
+    assert not any(r.ran_out_of_time for r in graded.reports)
+    alone = [name for name, beside in calls if not beside]
+    assert {"a.ipynb", "b.ipynb"} <= set(alone)  # graded again with nothing beside them
+    assert sorted(done) == ["a.ipynb", "b.ipynb", "c.ipynb"]  # each reported once, at the end
+    calls.clear()
+    graded = grade_module.grade(paths, jobs=1, sandbox=False)
+    assert [name for name, _ in calls] == ["a.ipynb", "b.ipynb", "c.ipynb"]  # once each
+
+
 def test_grading_refuses_without_a_sandbox_unless_told(tmp_path, monkeypatch, capsys):
     missing = SandboxCheck(False, "bubblewrap is not installed (apt-get install bubblewrap)")
     monkeypatch.setattr(sandbox, "check_sandbox", lambda: missing)

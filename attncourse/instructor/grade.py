@@ -172,7 +172,7 @@ def _grade_one(path, nb, run):
             cells[exercise_id] = index
             notes.append(f"{exercise_id}: graded cell {index + 1}, which defines "
                          f"`{exercise.function_name}` (its exercise tag is gone)")
-    verdicts = {}
+    verdicts, ran_out_of_time = {}, False
     if cells:  # nothing to grade: nothing to run
         with submission_folder(run.folder) as folder:  # its removal follows no link
             exchange = folder / "exchange"
@@ -182,11 +182,13 @@ def _grade_one(path, nb, run):
                             _kernels(run, folder, exchange), run.limits)
             verdicts = replay.run()
             notes += replay.notes
+            ran_out_of_time = replay.ran_out_of_time
     suffix = " " + _ignored(ignored, run.notebook) if ignored else ""
     rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix, verdict.status,
                 verdict.mistake, verdict.said and clean(verdict.said))
             for i in run.exercises for verdict in [verdicts.get(i, _MISSING)]]
-    return Report(rows, [clean(n) for n in notes] + ([suffix.strip()] if ignored else []))
+    return Report(rows, [clean(n) for n in notes] + ([suffix.strip()] if ignored else []),
+                  ran_out_of_time)
 
 
 def _not_graded(path, exercise_ids, problem):
@@ -218,7 +220,7 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
         (run.folder / "cases").mkdir()
         write_case_sets(case_sets, run.folder / "cases")
 
-        def one(k):
+        def one(k, beside_others):
             path, (nb, problem) = str(submissions[k]), parsed[k]
             try:
                 report = (_not_graded(path, [], undecided) if chosen is None else
@@ -227,10 +229,17 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
             except Exception as exc:  # a bug, or something no one foresaw: this row only
                 report = _not_graded(path, list(exercises), f"the grader met an unexpected "
                                                             f"error ({type(exc).__name__})")
-            if on_done:
+            if on_done and not (beside_others and report.ran_out_of_time):
                 on_done(submissions[k], report)
             return report
 
-        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-            reports = list(pool.map(one, range(len(submissions))))
+        jobs = max(1, min(jobs, len(submissions)))
+        with ThreadPoolExecutor(max_workers=jobs) as pool:
+            reports = list(pool.map(one, range(len(submissions)), itertools.repeat(jobs > 1)))
+        # A kernel beside another shares the CPU with it, and a classmate's busy loops can
+        # push an honest cell past its limit: whatever ran out of time is graded again
+        # alone, and that grade counts (the grade --jobs 1 would give).
+        for k, report in enumerate(reports):
+            if jobs > 1 and report.ran_out_of_time:
+                reports[k] = one(k, beside_others=False)
     return Graded(chosen, tuple(exercises), isolation, reports)
