@@ -21,6 +21,7 @@ Every test needs the sandbox (bubblewrap); where it is missing they are skipped,
 tests/test_instructor.py still grades a small class without it.
 """
 
+import contextlib
 import csv
 import hashlib
 import os
@@ -60,8 +61,6 @@ pytestmark = pytest.mark.skipif(not SANDBOX.available,
 MARKER = f"attncourse-red-team-{os.getpid()}"  # in every daemon's command line
 PACKAGE = Path(attncourse.__file__).resolve().parent
 # a cell's limit: room for two kernels importing torch at once on a loaded 2-core machine
-# (at 8 s, the floor environment's first cell ran out in CI: an honest notebook lost its
-# imports, and test_7 its bytes)
 GRADE = ["--timeout", "20", "--memory-mb", "1024"]
 
 # ---------------------------------------------------------------- 1. code in the grader
@@ -589,13 +588,6 @@ def test_6_no_csv_cell_starts_a_formula_and_the_table_escapes_newlines(graded):
 
 def test_7_the_same_submissions_give_the_same_csv_with_one_kernel_at_a_time(
         graded, tmp_path):
-    import torch
-
-    if torch.__version__ < "2.6":  # torch's TorchVersion compares with a string
-        pytest.skip("known defect, open in issue 28: on torch 2.5 the first submission graded "
-                    "right after the hostile class sometimes cannot finish `import torch` "
-                    "within its cell's limit (suspected: the class's last attacker's uid, "
-                    "reused, still at its process limit)")
     names = ["right", "wrong", "=HYPERLINK(1)", "other_ids"]
     lines = graded["csv"].read_text(encoding="utf-8").splitlines()
     expected = [lines[0]] + [line for n in names for line in lines[1:]
@@ -604,8 +596,7 @@ def test_7_the_same_submissions_give_the_same_csv_with_one_kernel_at_a_time(
     (home / "home").mkdir(parents=True)
     (home / "tmp").mkdir()
     again = tmp_path / "again.csv"
-    # in its own process, as the class was graded (graded inside pytest's own process, the
-    # floor environment's first cell once hung past its limit: an import, never the bytes)
+    # in its own process, as the class was graded
     done, _ = _run_grader(graded["folder"], [f"{n}.ipynb" for n in names], again, home,
                           ["--jobs", "1"])
     assert done.returncode == 0, done.stderr[-2000:]
@@ -819,6 +810,44 @@ def test_28_3_texts_no_utf8_file_holds_and_a_deep_exchange_cost_nothing(host):
     assert stat.S_IMODE(os.stat(canary / "file").st_mode) == 0o600
     assert stat.S_IMODE(os.stat(canary).st_mode) == 0o700
     assert not list((host["home"] / "tmp").iterdir())  # the 1,500 folders are gone too
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="sandbox uids are handed out under root only")
+def test_28_5_a_uid_comes_back_only_when_its_last_sandbox_left_no_process(monkeypatch):
+    """A sandbox's processes die with it, but not at once; a uid handed out again at once
+    would count them against the new sandbox's process limit (a torch import that cannot
+    start its threads). The pool ends them first, and hands out the uid given back longest
+    ago."""
+    import threading
+
+    from attncourse.instructor import sandbox
+
+    first, second = 2000000100, 2000000101  # not the range a concurrent grader would use
+    monkeypatch.setenv("ATTNCOURSE_SANDBOX_UIDS", f"{first}-{second}")
+    pool = sandbox._UidPool()
+    user = pool.acquire()
+    assert user.uid == first
+    leftover = subprocess.Popen([sys.executable, "-c", (
+        f"import os, time; os.setgroups([]); os.setresgid({first}, {first}, {first}); "
+        f"os.setresuid({first}, {first}, {first}); time.sleep(600)")])
+    threading.Thread(target=leftover.wait, daemon=True).start()  # reaped as bwrap reaps
+    try:
+        deadline = time.monotonic() + 30
+        while sandbox.processes_of(first) != [leftover.pid] and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert sandbox.processes_of(first) == [leftover.pid]
+        pool.release(user)
+        other = pool.acquire()
+        assert other.uid == second  # never given back: before the one given back just now
+        pool.release(other)
+        again = pool.acquire(timeout=30)  # the first, given back longest ago: ended first
+        assert again.uid == first
+        assert sandbox.processes_of(first) == []
+        assert leftover.wait(timeout=10) == -9
+        pool.release(again)
+    finally:
+        with contextlib.suppress(OSError):
+            leftover.kill()
 
 
 def test_28_3_remove_tree_follows_no_link_at_any_depth(tmp_path):
