@@ -709,6 +709,28 @@ os.symlink({folder!r}, "to-folder")  # would remove or chmod them
 os.chmod(".", 0o555)  # what made TemporaryDirectory chmod through the links
 os.chdir(home)"""
 
+# a cell that leaves a busy loop running in a session of its own (a double-forked daemon),
+# and one in the kernel's own session; the next cell looks whether they still run
+STRAYS = """\
+import os, subprocess, sys
+loop = [sys.executable, "-c", "while True: pass"]
+kept = subprocess.Popen(loop)
+daemon = subprocess.run([sys.executable, "-c", "import subprocess, sys; print(subprocess.Popen("
+                         "sys.argv[1:], start_new_session=True, stdout=subprocess.DEVNULL, "
+                         "stderr=subprocess.DEVNULL).pid)", *loop],
+                        capture_output=True, text=True).stdout.strip()"""
+
+STRAYS_LOOKED_AT = """\
+def running(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except OSError:
+        return False
+
+raise RuntimeError(f"child: {'running' if kept.poll() is None else 'ended'}; "
+                   f"daemon: {'running' if running(int(daemon)) else 'ended'}")"""
+
 LATIN_1_NAME = os.fsdecode(b"caf\xe9.ipynb")  # a file name that is not UTF-8
 
 
@@ -749,6 +771,7 @@ def host(tmp_path_factory):
         "deep_exchange": learner(before=[DEEP_EXCHANGE.format(file=str(canary / "file"),
                                                                folder=str(canary))]),
         "right": learner(),
+        "strays": learner(before=[STRAYS, STRAYS_LOOKED_AT]),
     }
     if _SYSCALLS:
         notebooks["keyring"] = learner(before=[KEYRING.format(name=CANARY_KEY, **_SYSCALLS)])
@@ -848,6 +871,14 @@ def test_28_5_a_uid_comes_back_only_when_its_last_sandbox_left_no_process(monkey
     finally:
         with contextlib.suppress(OSError):
             leftover.kill()
+
+
+def test_28_6_what_a_cell_leaves_running_ends_with_the_cell(host):
+    """Busy loops a cell started (a child, and a daemon in a session of its own) would
+    keep a core busy beside a classmate's kernel: they end when their cell does."""
+    assert "raised RuntimeError: child: ended; daemon: ended" in notes(host, "strays"), \
+        notes(host, "strays")
+    assert passed(host, "strays") == {"causal_mask": True, "padding_mask": True}
 
 
 def test_28_3_remove_tree_follows_no_link_at_any_depth(tmp_path):

@@ -289,11 +289,11 @@ def test_an_unexpected_error_grading_one_submission_becomes_its_rows(tmp_path, m
                                    for r in table)
 
 
-def test_what_ran_out_of_time_beside_another_kernel_is_graded_again_alone(tmp_path,
-                                                                          monkeypatch):
+def test_what_ran_out_of_time_starved_beside_another_kernel_is_graded_again_alone(
+        tmp_path, monkeypatch):
     """With --jobs 2 a classmate's busy loops share the CPU with an honest kernel; a
-    submission whose cell or function ran out of time is graded again with nothing beside
-    it, and that grade counts: the one --jobs 1 gives."""
+    submission whose cell or function ran out of time with less than a core of its own is
+    graded again with nothing beside it, and that grade counts: the one --jobs 1 gives."""
     import threading
 
     paths = [write(tmp_path / f"{n}.ipynb", learner()) for n in ("a", "b", "c")]
@@ -310,14 +310,14 @@ def test_what_ran_out_of_time_beside_another_kernel_is_graded_again_alone(tmp_pa
         timed_out = beside and Path(path).name != "c.ipynb"
         return Report([Row(path, "causal_mask", not timed_out,
                            "did not finish in time" if timed_out else "")],
-                      ran_out_of_time=timed_out)
+                      starved=timed_out)
 
     monkeypatch.setattr(grade_module, "_grade_one", graded_one)
     done = []
     graded = grade_module.grade(paths, jobs=2, sandbox=False,
                                 on_done=lambda path, report: done.append(Path(path).name))
     assert [r.rows[0].passed for r in graded.reports] == [True, True, True]
-    assert not any(r.ran_out_of_time for r in graded.reports)
+    assert not any(r.starved for r in graded.reports)
     alone = [name for name, beside in calls if not beside]
     assert {"a.ipynb", "b.ipynb"} <= set(alone)  # graded again with nothing beside them
     assert sorted(done) == ["a.ipynb", "b.ipynb", "c.ipynb"]  # each reported once, at the end
@@ -537,5 +537,28 @@ def test_the_grader_never_connects_to_what_a_kernel_prints(tmp_path):
     try:
         assert kernel.run("print('x' * 2**20)", 60).status is Status.OK
         assert kernel.kc._iopub_channel is None  # never made, so never connected
+    finally:
+        kernel.close()
+
+
+def test_a_timeout_says_whether_the_kernel_had_its_core(tmp_path):
+    """A busy loop that had a core to itself is the code's own timeout (not graded again);
+    a cell that waited (as one starved by a classmate's kernel does) is told apart."""
+    from attncourse.instructor.kernel import Kernel, Status
+
+    folder = tmp_path / "submission"
+    folder.mkdir()
+    where = sandbox.launch(Isolation.NONE, folder, folder, folder, sandbox.Limits(), 1)
+    kernel = Kernel(where, folder / "spec")
+    try:
+        busy = kernel.run("while True: pass", 3)
+        assert busy.status is Status.TIMEOUT and not busy.starved
+    finally:
+        kernel.close()
+    kernel = Kernel(sandbox.launch(Isolation.NONE, folder, folder, folder, sandbox.Limits(), 2),
+                    folder / "spec")
+    try:
+        waiting = kernel.run("import time; time.sleep(60)", 3)
+        assert waiting.status is Status.TIMEOUT and waiting.starved
     finally:
         kernel.close()

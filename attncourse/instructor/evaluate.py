@@ -31,9 +31,10 @@ def write_case_sets(case_sets, folder):
 class Stopped(Exception):
     """The kernel timed out or died while the grader was calling a function."""
 
-    def __init__(self, status):
+    def __init__(self, status, starved=False):
         super().__init__(status.value)
         self.status = status
+        self.starved = starved  # timed out with less than its core (see kernel.Reply)
 
 
 class Evaluator:
@@ -56,7 +57,7 @@ class Evaluator:
                                self.cases_folder / f"{exercise.id}.pt", out, mode)
         reply = kernel.run(code, timeout, history=False)
         if reply.status in (Status.TIMEOUT, Status.DIED):
-            raise Stopped(reply.status)
+            raise Stopped(reply.status, reply.starved)
         if reply.status is Status.ERROR:  # e.g. the notebook broke what the call needs
             raise TransportError(f"the call in your kernel raised {reply.error}")
         if out is None:

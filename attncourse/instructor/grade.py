@@ -172,7 +172,7 @@ def _grade_one(path, nb, run):
             cells[exercise_id] = index
             notes.append(f"{exercise_id}: graded cell {index + 1}, which defines "
                          f"`{exercise.function_name}` (its exercise tag is gone)")
-    verdicts, ran_out_of_time = {}, False
+    verdicts, starved = {}, False
     if cells:  # nothing to grade: nothing to run
         with submission_folder(run.folder) as folder:  # its removal follows no link
             exchange = folder / "exchange"
@@ -182,13 +182,13 @@ def _grade_one(path, nb, run):
                             _kernels(run, folder, exchange), run.limits)
             verdicts = replay.run()
             notes += replay.notes
-            ran_out_of_time = replay.ran_out_of_time
+            starved = replay.starved
     suffix = " " + _ignored(ignored, run.notebook) if ignored else ""
     rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix, verdict.status,
                 verdict.mistake, verdict.said and clean(verdict.said))
             for i in run.exercises for verdict in [verdicts.get(i, _MISSING)]]
     return Report(rows, [clean(n) for n in notes] + ([suffix.strip()] if ignored else []),
-                  ran_out_of_time)
+                  starved)
 
 
 def _not_graded(path, exercise_ids, problem):
@@ -229,7 +229,7 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
             except Exception as exc:  # a bug, or something no one foresaw: this row only
                 report = _not_graded(path, list(exercises), f"the grader met an unexpected "
                                                             f"error ({type(exc).__name__})")
-            if on_done and not (beside_others and report.ran_out_of_time):
+            if on_done and not (beside_others and report.starved):
                 on_done(submissions[k], report)
             return report
 
@@ -237,9 +237,9 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
         with ThreadPoolExecutor(max_workers=jobs) as pool:
             reports = list(pool.map(one, range(len(submissions)), itertools.repeat(jobs > 1)))
         # A kernel beside another shares the CPU with it, and a classmate's busy loops can
-        # push an honest cell past its limit: whatever ran out of time is graded again
-        # alone, and that grade counts (the grade --jobs 1 would give).
+        # push an honest cell past its limit: what ran out of time with less than a core of
+        # its own is graded again alone, and that grade counts (the one --jobs 1 gives).
         for k, report in enumerate(reports):
-            if jobs > 1 and report.ran_out_of_time:
+            if jobs > 1 and report.starved:
                 reports[k] = one(k, beside_others=False)
     return Graded(chosen, tuple(exercises), isolation, reports)

@@ -20,6 +20,8 @@ import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
+from attncourse.instructor.sandbox import cpu_seconds, descendants, end_processes
+
 NAME = "attncourse-grader"
 MAX_MESSAGE_BYTES = 16 * 2**20
 
@@ -44,10 +46,13 @@ class CellError:
 
 @dataclass(frozen=True)
 class Reply:
-    """How a run ended; after ``ERROR``, ``error`` says what the code raised."""
+    """How a run ended; after ``ERROR``, ``error`` says what the code raised. After
+    ``TIMEOUT``, ``starved`` says whether the kernel had less than 90% of one core while it
+    ran (a kernel beside it may have taken the rest): then the limit may not be the code's."""
 
     status: Status
     error: Optional[CellError] = None
+    starved: bool = False
 
 
 class KernelStartError(Exception):
@@ -86,6 +91,7 @@ class Kernel:
                                kernel_dirs=[str(spec_folder)], ensure_native_kernel=False))
         self.km.reader = launch.user
         self.kc = None
+        self.own = set()  # the sandbox's and the kernel's processes, as it started
         try:
             # what the kernel process itself writes (not the notebook's output) is dropped
             try:
@@ -98,6 +104,7 @@ class Kernel:
             # shell only: the grader never reads what a notebook prints or shows
             self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
             self._wait_for_ready(startup_timeout)
+            self.own = self._processes()  # before any of the notebook's code has run
         except (RuntimeError, OSError) as exc:
             self.close()
             raise KernelStartError(" ".join(str(exc).split())[:200]) from None
@@ -129,7 +136,8 @@ class Kernel:
             return Reply(Status.DIED)
         msg_id = self.kc.execute(code, store_history=history, allow_stdin=False,
                                  stop_on_error=False)
-        deadline = time.monotonic() + timeout
+        started, cpu_before = time.monotonic(), cpu_seconds(self._processes())
+        deadline = started + timeout
         while (left := deadline - time.monotonic()) > 0:
             try:
                 msg = self.kc.get_shell_msg(timeout=min(0.5, left))
@@ -141,13 +149,30 @@ class Kernel:
                 continue
             if not isinstance(msg, dict) or msg.get("parent_header", {}).get("msg_id") != msg_id:
                 continue
+            self._end_strays()
             content = msg.get("content") if isinstance(msg.get("content"), dict) else {}
             if content.get("status") == "ok":
                 return Reply(Status.OK)
             value = str(content.get("evalue", "")).strip()
             return Reply(Status.ERROR, CellError(str(content.get("ename", "Error"))[:80],
                                                  value.splitlines()[0][:200] if value else ""))
-        return Reply(Status.TIMEOUT)
+        cpu_after = cpu_seconds(self._processes())
+        had = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
+        return Reply(Status.TIMEOUT, starved=had is None or
+                     had < 0.9 * (time.monotonic() - started))
+
+    def _processes(self):
+        """The kernel's process (in the sandbox: bubblewrap's) and every process below it."""
+        pid = getattr(self.km.provisioner, "pid", None)
+        return {pid, *descendants(pid)} if pid else set()
+
+    def _end_strays(self):
+        """End every process the code started and left running (a daemon in its own
+        session included: in the sandbox it stays below bubblewrap): what a cell starts
+        ends with the cell, so no busy loop outlives it to slow a classmate's kernel."""
+        strays = self._processes() - self.own
+        if strays:
+            end_processes(strays)
 
     def close(self):
         """Stop the kernel at once (it may be stuck in a loop); in the sandbox, every

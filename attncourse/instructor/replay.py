@@ -31,7 +31,7 @@ class Replay:
         self.skip = set()  # cells that hung or crashed the kernel
         self.trouble = {}  # cell index -> what went wrong with it
         self.notes = []
-        self.ran_out_of_time = False  # a cell, a function or the notebook hit its limit
+        self.starved = False  # a cell or a function hit its limit with less than its core
         self.kernel = None
         self.deadline = time.monotonic() + limits.notebook_timeout
 
@@ -60,7 +60,6 @@ class Replay:
                     self._second_look()
                     break
                 if self.time_left() <= 0:
-                    self.ran_out_of_time = True
                     self.notes.append(f"the notebook ran past its "
                                       f"{self.limits.notebook_timeout:g} s limit")
                     break
@@ -82,12 +81,11 @@ class Replay:
                 continue
             left = self.time_left(self.limits.cell_timeout)
             if left <= 0:
-                self.ran_out_of_time = True
                 self._stop_kernel()
                 return False
             reply = self.kernel.run(self.nb.cells[index].source, left)
             if reply.status in _STOPPED:
-                self.ran_out_of_time |= reply.status is Status.TIMEOUT
+                self.starved |= reply.starved
                 what = ("crashed the kernel" if reply.status is Status.DIED else
                         f"did not finish within {self.limits.cell_timeout:g} s"
                         if left >= self.limits.cell_timeout else
@@ -113,7 +111,7 @@ class Replay:
         try:
             verdict = self._evaluate(exercise, mode)
         except Stopped as stop:
-            self.ran_out_of_time |= stop.status is Status.TIMEOUT
+            self.starved |= stop.starved
             what = _STOPPED[stop.status]
             self.verdicts[exercise_id] = failure(
                 f"calling your `{exercise.function_name}` on the grader's cases {what}.")

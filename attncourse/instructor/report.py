@@ -69,7 +69,7 @@ class Report:
 
     rows: list
     notes: list = field(default_factory=list)
-    ran_out_of_time: bool = False  # a cell or a function hit its limit (graded alone again)
+    starved: bool = False  # a cell or a function hit its limit with less than a core
 
 
 _VARYING = ((re.compile(r"\S*attncourse-grade-\S*"), "<work>"),  # the temporary folders

@@ -129,6 +129,104 @@ class Launch:
 
 
 # --------------------------------------------------------------------------------------
+# A sandbox's processes, read from /proc: found, timed and ended.
+# --------------------------------------------------------------------------------------
+
+
+def processes_of(uid):
+    """The ids of the processes whose real uid is ``uid`` (zombies included: the kernel
+    counts them against ``RLIMIT_NPROC`` until they are reaped)."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", encoding="ascii", errors="replace") as f:
+                real = next((line.split()[1] for line in f if line.startswith("Uid:")), None)
+        except OSError:  # gone meanwhile
+            continue
+        if real == str(uid):
+            found.append(int(entry.name))
+    return found
+
+
+def descendants(pid):
+    """The ids of every process below ``pid`` (its children, theirs, …), read from /proc;
+    none where there is no /proc."""
+    children = {}
+    try:
+        entries = list(os.scandir("/proc"))
+    except OSError:
+        return []
+    for entry in entries:
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:  # gone meanwhile
+            continue
+        # "pid (name) state ppid …": the name may hold spaces and parentheses
+        ppid = int(stat[stat.rindex(b")") + 2:].split()[1])
+        children.setdefault(ppid, []).append(int(entry.name))
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def _running(pid):
+    """Whether ``pid`` is a process that has not ended (a zombie has)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rsplit(b")", 1)[1].split()[0] != b"Z"
+    except OSError:
+        return False
+
+
+def end_processes(pids, timeout=2.0):
+    """Kill ``pids`` and wait (at most ``timeout`` seconds) until each has ended: a signal
+    takes effect only once its process runs again, which on a busy machine can be after
+    the next cell has started."""
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + timeout
+    while any(map(_running, pids)) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def cpu_seconds(pids):
+    """The CPU time the processes ``pids`` have used, with that of the children they have
+    reaped; ``None`` where there is no /proc to read it from."""
+    ticks = 0
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/stat", "rb") as f:
+                fields = f.read().rsplit(b")", 1)[1].split()
+        except OSError:  # gone meanwhile (or no /proc)
+            continue
+        ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return ticks / os.sysconf("SC_CLK_TCK") if os.path.isdir("/proc/self") else None
+
+
+def end_processes_of(uid, timeout=10.0):
+    """Kill every process left with the sandbox uid ``uid`` and wait until none is left,
+    zombies included: what a sandbox that has ended left behind (its PID namespace's
+    processes die with it, but not at once). Only for the pool's uids, which nothing but
+    sandboxes runs as. True when none is left."""
+    deadline = time.monotonic() + timeout
+    while left := processes_of(uid):
+        if time.monotonic() > deadline:
+            return False
+        end_processes(left, timeout=min(1.0, timeout))
+        time.sleep(0.05)  # a zombie's parent has yet to reap it
+    return True
+
+
+# --------------------------------------------------------------------------------------
 # Who the kernel runs as.
 # --------------------------------------------------------------------------------------
 
@@ -150,41 +248,6 @@ def _uid_range():
         raise SandboxUnavailable(f"ATTNCOURSE_SANDBOX_UIDS={text!r} is not a range of "
                                  f"unprivileged uids")
     return range(first, last + 1)
-
-
-def processes_of(uid):
-    """The ids of the processes whose real uid is ``uid`` (zombies included: the kernel
-    counts them against ``RLIMIT_NPROC`` until they are reaped)."""
-    found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/status", encoding="ascii", errors="replace") as f:
-                real = next((line.split()[1] for line in f if line.startswith("Uid:")), None)
-        except OSError:  # gone meanwhile
-            continue
-        if real == str(uid):
-            found.append(int(entry.name))
-    return found
-
-
-def end_processes_of(uid, timeout=10.0):
-    """Kill every process left with the sandbox uid ``uid`` and wait until none is left:
-    what a sandbox that has ended left behind (its PID namespace's processes die with it,
-    but not at once). Only for the pool's uids, which nothing but sandboxes runs as.
-    True when none is left."""
-    deadline = time.monotonic() + timeout
-    while True:
-        left = processes_of(uid)
-        if not left:
-            return True
-        for pid in left:
-            with contextlib.suppress(OSError):
-                os.kill(pid, signal.SIGKILL)
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.05)
 
 
 class _UidPool:
