@@ -13,8 +13,9 @@ The story, top to bottom (notebook 08):
    or frequent character sequences merged into one token;
 2. :func:`next_token_loss` — the whole training signal: the logits at position t scored
    against the token at t + 1;
-3. :func:`ngram_bits_per_char` — what a model that reads only the last one or two characters
-   achieves (bigram, trigram): the baselines a transformer must beat;
+3. :func:`ngram_bits_per_char` — what a model that reads only the last n - 1 characters
+   achieves (bigram, trigram, … up to the order where counting stops improving): the
+   baselines a transformer must beat;
 4. :class:`GPTConfig`, :class:`GPT` — embeddings, positions (:class:`Positions`: learned,
    sinusoidal, rotary or none), a stack of pre-norm blocks, a final layer norm, and an output
    layer tied to the embedding;
@@ -169,33 +170,55 @@ def bits_per_char(loss: float, tokens: float = 1, chars: float = 1) -> float:
 
 def ngram_bits_per_char(train_ids: Tensor, val_ids: Tensor, n: int, vocab_size: int) -> float:
     """Bits per character on ``val_ids`` of an n-gram model counted on ``train_ids``: the next
-    character predicted from the previous ``n - 1`` alone.
+    character predicted from the previous ``n - 1`` alone (see :func:`ngram_log2_probs`)."""
+    return -ngram_log2_probs(train_ids, val_ids, n, vocab_size).mean().item()
+
+
+def ngram_ladder(train_ids: Tensor, val_ids: Tensor, max_n: int, vocab_size: int) -> dict:
+    """``{n: bits per character}`` for every order from 1 to ``max_n``, counted in one pass
+    and scored on the same characters (from position ``max_n - 1`` of ``val_ids`` on)."""
+    return {n: -log2_probs.mean().item() for n, log2_probs in
+            _witten_bell(train_ids, val_ids, max_n, vocab_size, first=max_n - 1)}
+
+
+def ngram_log2_probs(train_ids: Tensor, val_ids: Tensor, n: int, vocab_size: int) -> Tensor:
+    """log₂ of the probability an n-gram model counted on ``train_ids`` gives each character
+    of ``val_ids`` from position ``n - 1`` on (its whole context is validation text).
 
     Unseen combinations are handled by Witten–Bell interpolation, which has no parameter to
     tune: a context followed by T different characters in c occurrences trusts its own
-    counts with weight c / (c + T) and the (n-1)-gram's prediction with T / (c + T).
-    Characters are scored from position n - 1 of the validation text on."""
-    V = vocab_size
+    counts with weight c / (c + T) and the (n-1)-gram's prediction with T / (c + T); the
+    unigram adds one to every count."""
+    *_, (_, log2_probs) = _witten_bell(train_ids, val_ids, n, vocab_size, first=n - 1)
+    return log2_probs
+
+
+def _witten_bell(train_ids, val_ids, n, V, first):
+    """Yields ``(k, log₂ p)`` for k = 1 … n: the order-k model's log-probabilities of the
+    characters of ``val_ids`` from position ``first`` on. Only the k-grams that occur are
+    counted, each under a small id of its own, so any order fits in memory (a table of every
+    context would need V ** (k - 1) rows)."""
     train, val = train_ids.long(), val_ids.long()
-    probs = (torch.bincount(train, minlength=V).double() + 1) / (len(train) + V)  # unigram
-    for order in range(2, n + 1):
-        counts = torch.bincount(_ngram_index(train, order, V), minlength=V ** order)
-        counts = counts.double().reshape(-1, V)  # (contexts, next)
-        seen = counts.sum(-1, keepdim=True)  # c(context)
-        kinds = (counts > 0).sum(-1, keepdim=True).double()  # T(context)
-        lower = probs.reshape(-1, V).repeat(V, 1) if order > 2 else probs.expand(V, V)
-        probs = torch.where(seen > 0, (counts + kinds * lower) / (seen + kinds).clamp(min=1),
-                            lower)  # (contexts, next): rows of V^(order-1) contexts
-    index = _ngram_index(val, n, V)  # context and next character, as one number
-    return -(probs.flatten()[index].log2().mean().item())
-
-
-def _ngram_index(ids, n, V):
-    """``ids[t-n+1] ... ids[t]`` as one number in base V, for every t ≥ n - 1."""
-    index = torch.zeros(len(ids) - n + 1, dtype=torch.long)
-    for j in range(n):
-        index = index * V + ids[j:len(ids) - n + 1 + j]
-    return index
+    N, text = len(train), torch.cat([train, val])  # one numbering for both texts
+    scored = torch.arange(N + first, len(text))  # (positions scored,)
+    probs = ((torch.bincount(train, minlength=V).double() + 1) / (N + V))[text[scored]]
+    yield 1, probs.log2()
+    grams = text  # grams[t]: the id of the (k-1)-gram ending at t; -1 where there is none
+    for k in range(2, n + 1):
+        context = torch.cat([torch.tensor([-1]), grams[:-1]])  # the (k-1)-gram before t
+        known = context >= 0
+        ids = torch.unique(torch.where(known, context * V + text, -1), return_inverse=True)[1]
+        in_train = known & (torch.arange(len(text)) < N)  # k-grams wholly in the training text
+        counts = torch.bincount(ids[in_train], minlength=int(ids.max()) + 1).double()  # c(h, x)
+        seen = torch.bincount(context[in_train], minlength=int(context.max()) + 1).double()  # c(h)
+        context_of = torch.zeros(len(counts), dtype=torch.long).scatter_(0, ids[known],
+                                                                         context[known])
+        kinds = torch.bincount(context_of[counts > 0], minlength=len(seen)).double()  # T(h)
+        h, hx = context[scored], ids[scored]
+        probs = torch.where(seen[h] > 0, (counts[hx] + kinds[h] * probs) /
+                            (seen[h] + kinds[h]).clamp(min=1), probs)
+        grams = torch.where(known, ids, -1)
+        yield k, probs.log2()
 
 
 # ----------------------------------------------------------------------------- 4. the model

@@ -19,6 +19,7 @@ It is made for a character-level model trained in seconds:
 """
 
 import hashlib
+import math
 import random
 from dataclasses import dataclass
 
@@ -170,6 +171,42 @@ def story(rng):
             + _journey(rng, hero, friend, thing, place) + _ending(rng, hero, friend, thing))
 
 
+# ------------------------------------------------------------------ what no model can beat
+
+
+def story_entropy_bits():
+    """The entropy of one story in bits: how much the grammar's choices tell, on average.
+
+    Every choice is uniform, so a choice among k options that shows in the text adds log₂ k
+    bits, weighted by how often its branch is taken. (Some options are drawn and never shown,
+    e.g. the feeling of a greeting not taken: they add nothing.) Different choices always give
+    different text, so this is the entropy of the text itself. Mirrors :func:`story` term by
+    term: change one, change the other."""
+    lg = math.log2
+    coin = -(0.6 * lg(0.6) + 0.4 * lg(0.4))  # whether the journey mentions the weather
+    terms = {
+        "hero, friend, object, place": lg(len(CHARACTERS)) + lg(len(CHARACTERS) - 1)
+        + lg(len(OBJECTS)) + lg(len(PLACES)),
+        "opening, size, home, pastime": lg(len(OPENINGS)) + lg(len(SIZES)) + lg(len(HOMES))
+        + lg(len(PASTIMES)),
+        "found: which of 3": lg(3),
+        "meeting: which of 3, its feeling (1 of 3), the offer of help": lg(3)
+        + lg(len(FEELINGS)) / 3 + lg(3),
+        "journey: how, the weather (60%), which of 4, tired/hungry/cold (1 of 4)":
+            lg(len(MOVES)) + coin + 0.6 * lg(len(WEATHER)) + lg(4) + lg(3) / 4,
+        "ending: which of 3, then which of 3, its feeling (1 of 3) or dream place (1 of 3)":
+            lg(3) + lg(3) + lg(3) / 3 + lg(len(PLACES)) / 3,
+    }
+    return sum(terms.values())
+
+
+def entropy_bits_per_char(corpus):
+    """The corpus's entropy rate: bits of choice per story over characters per story. The
+    floor no model of this text can pass on average, however large or well trained."""
+    n_stories = corpus.text.count("The end.\n\n")
+    return story_entropy_bits() * n_stories / len(corpus.text)
+
+
 # ----------------------------------------------------------------------------- the corpus
 
 
@@ -204,4 +241,5 @@ def tiny_stories(n_stories=500, validation_share=0.1, seed=0):
     return TextCorpus("".join(paragraphs[:cut]), "".join(paragraphs[cut:]))
 
 
-__all__ = ["CHARACTERS", "story", "TextCorpus", "tiny_stories"]
+__all__ = ["CHARACTERS", "story", "TextCorpus", "tiny_stories", "story_entropy_bits",
+           "entropy_bits_per_char"]

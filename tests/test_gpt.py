@@ -7,6 +7,7 @@ import copy
 import hashlib
 import math
 import random
+from collections import Counter
 
 import pytest
 import torch
@@ -14,7 +15,7 @@ import torch.nn.functional as F
 from torch import nn
 
 import attncourse as ac
-from attncourse import gpt
+from attncourse import gpt, stories
 from attncourse.efficient import KVCache
 from attncourse.layers import EncoderLayer
 from attncourse.rope import RotaryMultiHeadAttention, apply_rotary, rotary_angles
@@ -140,6 +141,62 @@ def test_longer_contexts_predict_the_stories_better(corpus, tok):
     train, val = tok.encode(corpus.train), tok.encode(corpus.validation)
     uni, bi, tri = (gpt.ngram_bits_per_char(train, val, n, len(tok)) for n in (1, 2, 3))
     assert math.log2(len(tok)) > uni > bi > tri > 1.0
+
+
+def test_longer_orders_keep_counting_until_the_contexts_run_out(corpus, tok):
+    """Counting is not done at the trigram: on these templated stories it keeps improving
+    for several more orders, then stops (contexts too long to have been seen), and stays
+    above the corpus's entropy floor; the ladder agrees with one order at a time."""
+    train, val = tok.encode(corpus.train), tok.encode(corpus.validation)
+    ladder = gpt.ngram_ladder(train, val, 16, len(tok))
+    best = min(ladder, key=ladder.get)
+    assert 8 < best < 16 and ladder[6] < ladder[3] - 1.0 and ladder[16] > ladder[best]
+    assert ladder[best] > stories.entropy_bits_per_char(corpus) > 0.02
+    assert ladder[3] == pytest.approx(gpt.ngram_bits_per_char(train, val, 3, len(tok)),
+                                      abs=0.01)  # the same model, scored from 15, not 2, on
+
+
+class _Scripted(random.Random):
+    """A random source that makes the choices a script says (an index per draw, 0 past its
+    end) and records each draw's options' probabilities: to walk every path of the grammar."""
+
+    def __init__(self, script):
+        super().__init__(0)
+        self.script, self.draws = script, []
+
+    def _next(self, probabilities):
+        k = self.script[len(self.draws)] if len(self.draws) < len(self.script) else 0
+        self.draws.append(probabilities)
+        return k
+
+    def choice(self, seq):
+        return seq[self._next((1 / len(seq),) * len(seq))]
+
+    def random(self):  # the weather coin: below 0.6 (probability 0.6) or not
+        return (0.0, 0.9)[self._next((0.6, 0.4))]
+
+
+def test_the_entropy_floor_is_the_entropy_of_the_text_the_grammar_writes(monkeypatch):
+    """With the word lists cut to one word (two characters), every path of the grammar can be
+    walked: the exact entropy of the texts it writes must equal the formula's."""
+    for name in ("OPENINGS", "SIZES", "HOMES", "PASTIMES", "OBJECTS", "PLACES", "FEELINGS",
+                 "WEATHER", "MOVES"):
+        monkeypatch.setattr(stories, name, getattr(stories, name)[:1])
+    monkeypatch.setattr(stories, "CHARACTERS", stories.CHARACTERS[:2])
+    texts, script = Counter(), []
+    while True:
+        rng = _Scripted(script)
+        text = " ".join(stories.story(rng))
+        path = script + [0] * (len(rng.draws) - len(script))
+        texts[text] += math.prod(probs[k] for k, probs in zip(path, rng.draws))
+        while path and path[-1] == len(rng.draws[len(path) - 1]) - 1:  # the next path
+            path.pop()
+        if not path:
+            break
+        script = path[:-1] + [path[-1] + 1]
+    assert sum(texts.values()) == pytest.approx(1.0)
+    exact = -sum(p * math.log2(p) for p in texts.values())
+    assert exact == pytest.approx(stories.story_entropy_bits(), abs=1e-9)
 
 
 # ------------------------------------------------------------------------------ the model
