@@ -292,6 +292,8 @@ def _class(folder, marker_file):
     for cell in lost_tag.cells:  # the padding_mask cell retyped: no tag, no metadata
         if cell.metadata.get("attncourse", {}).get("exercise") == "padding_mask":
             cell.metadata = {}
+    bloated = learner()  # 18 MB of small nested metadata: once parsed in the grader, where
+    bloated.cells[1].metadata["junk"] = [{"a": [1, {"b": [2, {"c": 3}]}]}] * 130_000  # it stayed
     targets = [str(folder / "right.ipynb"), str(folder / "grades.csv")]
     attackers = {
         # 1. code in the grader
@@ -342,6 +344,7 @@ def _class(folder, marker_file):
                               exercise("causal_mask", CAUSAL_RIGHT), code(IMPORTS)),
         "lost_tag": lost_tag,
         "right_2": learner(),
+        "bloated": bloated,
     }
     order = []
     names = list(honest)

@@ -562,3 +562,30 @@ def test_a_timeout_says_whether_the_kernel_had_its_core(tmp_path):
         assert waiting.status is Status.TIMEOUT and waiting.starved
     finally:
         kernel.close()
+
+
+def test_a_submission_is_read_apart_and_only_what_grading_reads_comes_back(tmp_path,
+                                                                            monkeypatch):
+    from attncourse.instructor import submission
+
+    nb = learner()
+    nb.cells[1].outputs = [nbformat.v4.new_output("stream", text="x" * 100_000)]
+    nb.cells[2].metadata["junk"] = {"learner's": ["anything"] * 1000}
+    slim = submission.read_submission(write(tmp_path / "a.ipynb", nb))
+    assert [c.source for c in slim.cells] == [c.source for c in nb.cells]
+    assert exercise_cells(slim) == exercise_cells(nb)
+    assert slim.cells[1].outputs == [] and "junk" not in slim.cells[2].metadata
+    cases = {
+        "deep.ipynb": ("[" * 200_000 + "]" * 200_000, "nested too deep"),
+        "v3.ipynb": (json.dumps({"nbformat": 3, "cells": []}), "not a version 4 notebook"),
+        "cells.ipynb": (json.dumps({"nbformat": 4, "cells": [{"source": 5}]}),
+                        "malformed cell (cell 1)"),
+        "text.ipynb": ("{ not json", "is not JSON"),
+        "big.ipynb": (" " * (2 << 20), "larger than 1 MB"),
+    }
+    monkeypatch.setattr(submission, "MAX_FILE_MB", 1)
+    for name, (text, said) in cases.items():
+        (tmp_path / name).write_text(text)
+        with pytest.raises(CourseError, match="not a readable notebook") as raised:
+            submission.read_submission(tmp_path / name)
+        assert said in str(raised.value), (name, str(raised.value))

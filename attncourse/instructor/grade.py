@@ -2,6 +2,8 @@
 
 The pipeline, one module per step:
 
+- :mod:`.submission` — reading each submission in a limited process of its own, kept to what
+  grading reads;
 - :mod:`.sandbox` — how a kernel is isolated (bubblewrap, on Linux) and limited;
 - :mod:`.kernel` — starting a kernel, running code in it with a timeout, stopping it;
 - :mod:`.replay` — running a notebook's cells in order, restarting past cells that hang or
@@ -30,7 +32,6 @@ from typing import Optional
 
 from attncourse.cells import exercise_cells
 from attncourse.course import NOTEBOOKS, Notebook, find
-from attncourse.course_files import read_notebook
 from attncourse.errors import CourseError, expect
 from attncourse.exercises.catalogue import exercises_for, get
 from attncourse.exercises.engine import Status
@@ -47,6 +48,7 @@ from attncourse.instructor.sandbox import (
     run_folder,
     submission_folder,
 )
+from attncourse.instructor.submission import read_submission
 
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
@@ -119,16 +121,10 @@ def _stem_of(exercise_id):
 
 
 def _parse(path):
-    """The submission as a notebook, or a sentence saying why it is not one."""
+    """The submission as a notebook of what grading reads (parsed in a limited process of
+    its own), or a sentence saying why it is not one."""
     try:
-        nb = read_notebook(path)
-        for cell in nb.cells:  # a notebook can be JSON and still malformed inside
-            if not (isinstance(cell, dict) and isinstance(cell.get("source"), str) and
-                    isinstance(cell.get("cell_type"), str) and
-                    isinstance(cell.get("metadata", {}), dict)):
-                raise CourseError(f"{Path(path).name} is not a readable notebook (a malformed "
-                                  f"cell).")
-        return nb, None
+        return read_submission(path), None
     except CourseError as exc:
         return None, str(exc)
 
