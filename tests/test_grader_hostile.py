@@ -718,6 +718,8 @@ STRAYS = """\
 import os, subprocess, sys
 loop = [sys.executable, "-c", "while True: pass"]
 kept = subprocess.Popen(loop)
+hopper = subprocess.Popen([sys.executable, "-c", "import os\\nwhile True:\\n    if os.fork():\\n"
+                           "        os._exit(0)", "hopper"], start_new_session=True)
 daemon = subprocess.run([sys.executable, "-c", "import subprocess, sys; print(subprocess.Popen("
                          "sys.argv[1:], start_new_session=True, stdout=subprocess.DEVNULL, "
                          "stderr=subprocess.DEVNULL).pid)", *loop],
@@ -731,8 +733,19 @@ def running(pid):
     except OSError:
         return False
 
+def hopping():
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                if f.read().endswith(b"hopper\\0") and running(pid):
+                    return True
+        except OSError:
+            pass
+    return False
+
 raise RuntimeError(f"child: {'running' if kept.poll() is None else 'ended'}; "
-                   f"daemon: {'running' if running(int(daemon)) else 'ended'}")"""
+                   f"daemon: {'running' if running(int(daemon)) else 'ended'}; "
+                   f"hopper: {'running' if hopping() else 'ended'}")"""
 
 LATIN_1_NAME = os.fsdecode(b"caf\xe9.ipynb")  # a file name that is not UTF-8
 
@@ -879,7 +892,8 @@ def test_28_5_a_uid_comes_back_only_when_its_last_sandbox_left_no_process(monkey
 def test_28_6_what_a_cell_leaves_running_ends_with_the_cell(host):
     """Busy loops a cell started (a child, and a daemon in a session of its own) would
     keep a core busy beside a classmate's kernel: they end when their cell does."""
-    assert "raised RuntimeError: child: ended; daemon: ended" in notes(host, "strays"), \
+    assert "raised RuntimeError: child: ended; daemon: ended; hopper: ended" in \
+        notes(host, "strays"), \
         notes(host, "strays")
     assert passed(host, "strays") == {"causal_mask": True, "padding_mask": True}
 

@@ -541,27 +541,34 @@ def test_the_grader_never_connects_to_what_a_kernel_prints(tmp_path):
         kernel.close()
 
 
-def test_a_timeout_says_whether_the_kernel_had_its_core(tmp_path):
-    """A busy loop that had a core to itself is the code's own timeout (not graded again);
-    a cell that waited (as one starved by a classmate's kernel does) is told apart."""
+def test_a_timeout_says_whether_the_kernel_waited_for_the_cpu(tmp_path):
+    """A busy loop that had a core is the code's own timeout, and so is code that slept
+    (neither is graded again); a loop kept waiting by busy processes beside it is starved."""
     from attncourse.instructor.kernel import Kernel, Status
 
     folder = tmp_path / "submission"
     folder.mkdir()
-    where = sandbox.launch(Isolation.NONE, folder, folder, folder, sandbox.Limits(), 1)
-    kernel = Kernel(where, folder / "spec")
-    try:
-        busy = kernel.run("while True: pass", 3)
-        assert busy.status is Status.TIMEOUT and not busy.starved
-    finally:
-        kernel.close()
-    kernel = Kernel(sandbox.launch(Isolation.NONE, folder, folder, folder, sandbox.Limits(), 2),
-                    folder / "spec")
-    try:
-        waiting = kernel.run("import time; time.sleep(60)", 3)
-        assert waiting.status is Status.TIMEOUT and waiting.starved
-    finally:
-        kernel.close()
+    starts = iter(range(1, 10))
+
+    def timed(code, burners=0):
+        where = sandbox.launch(Isolation.NONE, folder, folder, folder, sandbox.Limits(),
+                               next(starts))
+        kernel = Kernel(where, folder / "spec")
+        loops = [subprocess.Popen([sys.executable, "-c", "while True: pass"],  # each in a
+                                  start_new_session=True)  # session: Linux shares the CPU
+                 for _ in range(burners)]  # between sessions first (autogroups)
+        try:
+            return kernel.run(code, 3)
+        finally:
+            for loop in loops:
+                loop.kill()
+                loop.wait()
+            kernel.close()
+
+    busy, slept = timed("while True: pass"), timed("import time; time.sleep(60)")
+    crowded = timed("while True: pass", burners=3 * (os.cpu_count() or 1))
+    assert {busy.status, slept.status, crowded.status} == {Status.TIMEOUT}
+    assert (busy.starved, slept.starved, crowded.starved) == (False, False, True)
 
 
 def test_a_submission_is_read_apart_and_only_what_grading_reads_comes_back(tmp_path,
@@ -582,10 +589,15 @@ def test_a_submission_is_read_apart_and_only_what_grading_reads_comes_back(tmp_p
                         "malformed cell (cell 1)"),
         "text.ipynb": ("{ not json", "is not JSON"),
         "big.ipynb": (" " * (2 << 20), "larger than 1 MB"),
+        "link.ipynb": (None, "is a link"),  # to a.ipynb: perhaps a classmate's
+        "pipe.ipynb": (None, "is not a plain file"),  # would block the reading forever
     }
+    (tmp_path / "link.ipynb").symlink_to(tmp_path / "a.ipynb")
+    os.mkfifo(tmp_path / "pipe.ipynb")
     monkeypatch.setattr(submission, "MAX_FILE_MB", 1)
     for name, (text, said) in cases.items():
-        (tmp_path / name).write_text(text)
+        if text is not None:
+            (tmp_path / name).write_text(text)
         with pytest.raises(CourseError, match="not a readable notebook") as raised:
             submission.read_submission(tmp_path / name)
         assert said in str(raised.value), (name, str(raised.value))

@@ -52,6 +52,8 @@ from attncourse.instructor.submission import read_submission
 
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
+MAX_NOTES = 30  # per submission, in the terminal and the report
+
 _MISSING = failure("no exercise cell for this exercise (deleted, or its `attncourse` "
                    "metadata removed).")
 
@@ -179,6 +181,8 @@ def _grade_one(path, nb, run):
             verdicts = replay.run()
             notes += replay.notes
             starved = replay.starved
+    if len(notes) > MAX_NOTES:  # 3,000 cells that raise: the first notes say enough
+        notes = notes[:MAX_NOTES] + [f"… and {len(notes) - MAX_NOTES} more notes"]
     suffix = " " + _ignored(ignored, run.notebook) if ignored else ""
     rows = [Row(path, i, verdict.passed, clean(verdict.message) + suffix, verdict.status,
                 verdict.mistake, verdict.said and clean(verdict.said))
@@ -238,4 +242,6 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
         for k, report in enumerate(reports):
             if jobs > 1 and report.starved:
                 reports[k] = one(k, beside_others=False)
+                reports[k].notes.append("graded again alone: it ran out of time beside "
+                                        "another kernel, waiting for the CPU")
     return Graded(chosen, tuple(exercises), isolation, reports)

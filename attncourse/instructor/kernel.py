@@ -20,7 +20,7 @@ import zmq
 from jupyter_client import KernelManager
 from jupyter_client.kernelspec import KernelSpecManager
 
-from attncourse.instructor.sandbox import cpu_seconds, descendants, end_processes
+from attncourse.instructor.sandbox import descendants, end_processes, scheduled_seconds
 
 NAME = "attncourse-grader"
 MAX_MESSAGE_BYTES = 16 * 2**20
@@ -47,8 +47,9 @@ class CellError:
 @dataclass(frozen=True)
 class Reply:
     """How a run ended; after ``ERROR``, ``error`` says what the code raised. After
-    ``TIMEOUT``, ``starved`` says whether the kernel had less than 90% of one core while it
-    ran (a kernel beside it may have taken the rest): then the limit may not be the code's."""
+    ``TIMEOUT``, ``starved`` says whether the kernel's threads spent more than a tenth of
+    the time ready to run but waiting for a CPU (a kernel beside it may have taken it): then
+    the limit may not be the code's. A loop that had its CPU, or code that slept, is."""
 
     status: Status
     error: Optional[CellError] = None
@@ -136,7 +137,7 @@ class Kernel:
             return Reply(Status.DIED)
         msg_id = self.kc.execute(code, store_history=history, allow_stdin=False,
                                  stop_on_error=False)
-        started, cpu_before = time.monotonic(), cpu_seconds(self._processes())
+        started, before = time.monotonic(), scheduled_seconds(self._processes())
         deadline = started + timeout
         while (left := deadline - time.monotonic()) > 0:
             try:
@@ -156,10 +157,9 @@ class Kernel:
             value = str(content.get("evalue", "")).strip()
             return Reply(Status.ERROR, CellError(str(content.get("ename", "Error"))[:80],
                                                  value.splitlines()[0][:200] if value else ""))
-        cpu_after = cpu_seconds(self._processes())
-        had = None if cpu_before is None or cpu_after is None else cpu_after - cpu_before
-        return Reply(Status.TIMEOUT, starved=had is None or
-                     had < 0.9 * (time.monotonic() - started))
+        after, elapsed = scheduled_seconds(self._processes()), time.monotonic() - started
+        waited = None if before is None or after is None else after[1] - before[1]
+        return Reply(Status.TIMEOUT, starved=waited is None or waited > 0.1 * elapsed)
 
     def _processes(self):
         """The kernel's process (in the sandbox: bubblewrap's) and every process below it."""
@@ -170,9 +170,11 @@ class Kernel:
         """End every process the code started and left running (a daemon in its own
         session included: in the sandbox it stays below bubblewrap): what a cell starts
         ends with the cell, so no busy loop outlives it to slow a classmate's kernel."""
-        strays = self._processes() - self.own
-        if strays:
-            end_processes(strays)
+        for _ in range(20):  # again until none is left: one may fork while it is killed
+            strays = self._processes() - self.own
+            if not strays:
+                return
+            end_processes(strays, spare=self.own)
 
     def close(self):
         """Stop the kernel at once (it may be stuck in a loop); in the sandbox, every

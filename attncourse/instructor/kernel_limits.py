@@ -41,6 +41,17 @@ def _set(which, value):
     resource.setrlimit(which, (value, value))
 
 
+def first_to_go():
+    """Ask the kernel's out-of-memory killer to take this process (and every process it
+    starts) before any other: memory is limited per process, so a sandbox's many children
+    could exhaust the machine, and the grader must not be what dies."""
+    try:
+        with open("/proc/self/oom_score_adj", "w", encoding="ascii") as f:
+            f.write("1000")
+    except OSError:  # not Linux: nothing to ask
+        pass
+
+
 def become_learner():
     """Under a root grader: switch to the sandbox's uid for good, its process count capped
     first (while still allowed to set any limit). Exits rather than run a notebook as root."""
@@ -85,6 +96,7 @@ def apply_limits():
 
 if __name__ == "__main__":
     del sys.path[0]  # this file's folder must not shadow the modules a notebook imports
+    first_to_go()
     become_learner()
     import torch  # noqa: F401 -- every course notebook needs it; loaded before any cell's clock
     from ipykernel import kernelapp

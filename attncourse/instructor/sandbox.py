@@ -186,10 +186,24 @@ def _running(pid):
         return False
 
 
-def end_processes(pids, timeout=2.0):
-    """Kill ``pids`` and wait (at most ``timeout`` seconds) until each has ended: a signal
-    takes effect only once its process runs again, which on a busy machine can be after
-    the next cell has started."""
+def _group(pid):
+    """The process group of ``pid``, or None if it is gone."""
+    try:
+        return os.getpgid(pid)
+    except OSError:
+        return None
+
+
+def end_processes(pids, timeout=2.0, spare=()):
+    """Kill ``pids``, and the process groups they lead or joined unless a process of
+    ``spare`` is in them (a process that forks and exits, again and again, stays in its
+    group: killing the group catches every generation at once); wait (at most ``timeout``
+    seconds) until each has ended — a signal takes effect only once its process runs again,
+    which on a busy machine can be after the next cell has started."""
+    kept = {_group(pid) for pid in spare} | {os.getpgrp()}  # never the grader's own
+    for group in {_group(pid) for pid in pids} - kept - {None}:
+        with contextlib.suppress(OSError):
+            os.killpg(group, signal.SIGKILL)
     for pid in pids:
         with contextlib.suppress(OSError):
             os.kill(pid, signal.SIGKILL)
@@ -198,18 +212,26 @@ def end_processes(pids, timeout=2.0):
         time.sleep(0.01)
 
 
-def cpu_seconds(pids):
-    """The CPU time the processes ``pids`` have used, with that of the children they have
-    reaped; ``None`` where there is no /proc to read it from."""
-    ticks = 0
+def scheduled_seconds(pids):
+    """``(on a CPU, waiting for one)``: the seconds every thread of the processes ``pids``
+    has run, and has been ready to run but waited for a CPU (Linux's schedstat); ``None``
+    where there is no /proc to read them from."""
+    if not os.path.isdir("/proc/self/task"):
+        return None
+    ran = waited = 0
     for pid in pids:
         try:
-            with open(f"/proc/{pid}/stat", "rb") as f:
-                fields = f.read().rsplit(b")", 1)[1].split()
-        except OSError:  # gone meanwhile (or no /proc)
+            threads = os.listdir(f"/proc/{pid}/task")
+        except OSError:  # gone meanwhile
             continue
-        ticks += sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
-    return ticks / os.sysconf("SC_CLK_TCK") if os.path.isdir("/proc/self") else None
+        for thread in threads:
+            try:
+                with open(f"/proc/{pid}/task/{thread}/schedstat", "rb") as f:
+                    on_cpu, on_queue, _ = f.read().split()
+            except (OSError, ValueError):
+                continue
+            ran, waited = ran + int(on_cpu), waited + int(on_queue)
+    return ran / 1e9, waited / 1e9
 
 
 def end_processes_of(uid, timeout=10.0):

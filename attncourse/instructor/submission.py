@@ -5,7 +5,8 @@ parsed in the grader, a 60 MB notebook of nested metadata once took it past 1.5 
 :func:`read_submission` parses it in a child process whose memory and CPU time are capped,
 and only what grading reads comes back — each cell's type and source, and of its metadata
 the tags and the course's own entry (``attncourse``). Outputs, attachments and any other
-metadata never reach the grader's memory.
+metadata never reach the grader's memory. A link is not followed (the grader may be root,
+and the link a classmate's notebook) and only a plain file is read (a pipe would block).
 """
 
 import json
@@ -24,7 +25,7 @@ _SECONDS = 30  # its CPU time, and the time the grader waits for it
 
 # The child: the standard library alone (-I -S), limits first, then the slimming.
 _SLIM = """\
-import json, resource, sys
+import json, os, resource, stat, sys
 
 def fail(reason):
     sys.stdout.write(json.dumps({"problem": reason}))
@@ -33,11 +34,14 @@ def fail(reason):
 memory, seconds, max_file, max_kept, path = sys.argv[1:]
 resource.setrlimit(resource.RLIMIT_AS, (int(memory) << 20,) * 2)
 resource.setrlimit(resource.RLIMIT_CPU, (int(seconds),) * 2)
-try:
-    with open(path, "rb") as f:
-        data = f.read((int(max_file) << 20) + 1)
+try:  # never through a link (it could name a classmate's file), never a pipe or a device
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
 except OSError as exc:
-    fail(f"cannot be read ({exc.strerror or exc})")
+    fail("is a link" if os.path.islink(path) else f"cannot be read ({exc.strerror or exc})")
+if not stat.S_ISREG(os.fstat(fd).st_mode):
+    fail("is not a plain file")
+with os.fdopen(fd, "rb") as f:
+    data = f.read((int(max_file) << 20) + 1)
 if len(data) > int(max_file) << 20:
     fail(f"is larger than {max_file} MB")
 try:
