@@ -160,6 +160,9 @@ class _Scripted(random.Random):
     """A random source that makes the choices a script says (an index per draw, 0 past its
     end) and records each draw's options' probabilities: to walk every path of the grammar."""
 
+    def __new__(cls, script):  # Python 3.10's Random.__new__ would seed with the script
+        return super().__new__(cls)
+
     def __init__(self, script):
         super().__init__(0)
         self.script, self.draws = script, []
