@@ -89,14 +89,15 @@ def scaled_by_len(query, key):
 def sdp_ok_einsum(query, key, value, mask=None):
     scores = torch.einsum("...qd,...kd->...qk", query, key) / query.shape[-1] ** 0.5
     if mask is not None:
-        scores = scores.masked_fill(~mask.bool(), float("-inf"))
+        scores = scores.masked_fill(~mask.bool(), torch.finfo(scores.dtype).min)
     weights = torch.softmax(scores, dim=-1)
     return torch.einsum("...qk,...kv->...qv", weights, value), weights
 
 
 def sdp_ok_sdpa(query, key, value, mask=None):
     weights = torch.softmax(query @ key.mT / math.sqrt(key.size(-1)) +
-                            (0 if mask is None else torch.where(mask.bool(), 0.0, -1e9)), -1)
+                            (0 if mask is None else torch.where(mask.bool(), 0.0, -1e4)
+                             .to(query.dtype)), -1)
     bool_mask = None if mask is None else mask.bool()  # True/1 = may attend, as the docstring
     return F.scaled_dot_product_attention(query, key, value, attn_mask=bool_mask), weights
 

@@ -104,7 +104,7 @@ def mh_ok_loop_over_heads(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
         q, k, v = x @ W_Q[:, cols], x @ W_K[:, cols], x @ W_V[:, cols]
         scores = q @ k.transpose(-1, -2) / math.sqrt(d_k)
         if mask is not None:
-            scores = scores.masked_fill(~mask.bool(), float("-inf"))
+            scores = scores.masked_fill(~mask.bool(), torch.finfo(scores.dtype).min)
         heads.append(torch.softmax(scores, dim=-1) @ v)
     return torch.cat(heads, dim=-1) @ W_O
 

@@ -60,7 +60,8 @@ def loss_three_d(logits, tokens):
 def probs_ok_sort(logits, temperature=1.0, top_k=None):
     scaled = logits / temperature
     if top_k:
-        threshold = scaled.sort(dim=-1, descending=True).values[..., top_k - 1 : top_k]
+        k = min(top_k, scaled.size(-1))
+        threshold = scaled.sort(dim=-1, descending=True).values[..., k - 1 : k]
         scaled = torch.where(scaled >= threshold, scaled, torch.full_like(scaled, -math.inf))
     return F.softmax(scaled, dim=-1)
 

@@ -10,20 +10,14 @@ import pytest
 from attncourse.exercises import Status, check
 from attncourse.progress_file import NOWHERE
 
-#: wrong by their author's reading, but the exercise's words do not settle it (the course
-#: accepts -inf and F.scaled_dot_product_attention in notebooks 02 and 04, computes RoPE's
-#: angles in float32, and leaves ties at the k-th logit open)
+#: wrong by their author's reading, but the exercise's words do not settle it (a query that
+#: sees no key may get any finite result — the course's equal weights, SDPA's zeros; the course
+#: computes RoPE's angles in float32, and leaves ties at the k-th logit open)
 OPEN_POINTS = {
-    "attention_minus_inf": "a query that sees no key: notebook 02 does not say what it gets",
-    "attention_fill_minus_1e9": "float16 is not part of notebook 02's exercise",
-    "attention_renormalise_after_mask": "only a query that sees no key tells it apart",
     "attention_logsumexp": "only a query that sees no key tells it apart",
-    "multi_head_forward_minus_inf": "a query that sees no key: as attention_minus_inf",
-    "multi_head_forward_sdpa": "a query that sees no key: as attention_minus_inf",
+    "multi_head_forward_sdpa": "a query that sees no key gets SDPA's zeros: finite, accepted",
     "apply_rotary_float32_angles": "the course computes the angles in float32",
-    "apply_rotary_float32_cos": "float16 rotary is not part of the exercise",
     "next_token_probs_exactly_k": "ties at the k-th largest logit: the docstring is silent",
-    "next_token_probs_unguarded_topk": "top_k above the vocabulary: the docstring is silent",
 }
 
 

@@ -19,6 +19,7 @@ from learner_solutions import (
 )
 
 import attncourse as ac
+from attncourse.progress_file import NOWHERE
 from attncourse.exercises import all_exercises, get
 
 EXERCISES = [e.id for e in all_exercises()]
@@ -274,3 +275,47 @@ def test_a_module_left_with_a_hook_or_new_weights_is_a_changed_input():
         result = ac.check("ablated_attention", fn, recorder=NOWHERE)
         assert result.mistake == "changed_input_in_place", result.message
         assert "`attn`" in result.message
+
+
+def _attention_filling(fill, via_sdpa=False):
+    """A correct attention except for what masked scores become."""
+    def attention(query, key, value, mask=None):
+        scores = query @ key.transpose(-2, -1) / query.size(-1) ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, fill(scores))
+        weights = scores.softmax(-1)
+        if via_sdpa:
+            bool_mask = None if mask is None else mask.bool()
+            return (torch.nn.functional.scaled_dot_product_attention(
+                query, key, value, attn_mask=bool_mask), weights)
+        return weights @ value, weights
+    return attention
+
+
+@pytest.mark.parametrize("fill, mistake", [
+    (lambda s: float("-inf"), "nan_where_no_key"),  # passes every case, NaN on a masked row
+    (lambda s: -1e9, "fill_overflows_half"),  # the Annotated Transformer's: no float16
+    (lambda s: torch.finfo(s.dtype).min, None),
+])
+def test_edges_the_cases_leave_out_are_judged_after_them(fill, mistake):
+    result = ac.check("scaled_dot_product", _attention_filling(fill), recorder=NOWHERE)
+    assert result.mistake == mistake and result.passed is (mistake is None), result.message
+    if mistake:
+        assert result.case == "behaviour" and "finfo" in result.message
+
+
+def test_any_finite_result_will_do_for_a_query_that_sees_no_key():
+    """SDPA gives such a query zeros, the course equal weights: both finite, both accepted."""
+    sdpa = _attention_filling(lambda s: torch.finfo(s.dtype).min, via_sdpa=True)
+    assert ac.check("scaled_dot_product", sdpa, recorder=NOWHERE).passed
+
+
+def test_a_top_k_above_the_vocabulary_is_named_once_the_cases_pass():
+    def probs(logits, temperature=1.0, top_k=None):
+        logits = logits / temperature
+        if top_k is not None:
+            kth = logits.topk(top_k, dim=-1).values[..., -1:]
+            logits = logits.masked_fill(logits < kth, float("-inf"))
+        return logits.softmax(-1)
+    result = ac.check("next_token_probs", probs, recorder=NOWHERE)
+    assert result.mistake == "top_k_above_vocabulary", result.message

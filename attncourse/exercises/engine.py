@@ -19,6 +19,7 @@ from typing import Optional
 import torch
 
 from attncourse.exercises import diagnose, sentences
+from attncourse.exercises.model import Behaviour, Mistake
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
@@ -149,7 +150,10 @@ def difference(expected, got, atol=1e-5, name=None):
             return f"{what} is on the device {got.device}, but should be on {expected.device}"
         if torch.isnan(got).any() and not torch.isnan(expected).any():
             return f"{what} contains NaN (not-a-number) values"
-        if not torch.allclose(got, expected, atol=atol, rtol=1e-4, equal_nan=True):
+        rtol = 1e-4
+        if expected.dtype in (torch.float16, torch.bfloat16):  # rounding of one step: ~1e-3
+            atol, rtol = max(atol, 1e-2), 1e-2
+        if not torch.allclose(got, expected, atol=atol, rtol=rtol, equal_nan=True):
             gap = (got - expected).abs().nan_to_num(float("inf"))
             idx = tuple(torch.nonzero(gap == gap.max())[0].tolist())
             return (f"{what} has the right shape but different values: at index {idx} it is "
@@ -185,6 +189,20 @@ def outcome_difference(expected, outcome, exercise):
     return None
 
 
+def _in_dtypes_of(model, outcome):
+    """``outcome`` with its floating-point tensors in ``model``'s dtypes: a probe names how the
+    values go wrong, and a wrong dtype is said apart (by the first failing case)."""
+    def cast(like, value):
+        if isinstance(like, tuple) and isinstance(value, tuple) and len(like) == len(value):
+            return tuple(cast(a, b) for a, b in zip(like, value))
+        if (torch.is_tensor(like) and torch.is_tensor(value) and like.is_floating_point() and
+                value.is_floating_point()):
+            return value.to(like.dtype)
+        return value
+    return CallOutcome(value=cast(model, outcome.value), error=outcome.error,
+                       changed=outcome.changed)
+
+
 def _agrees(outcomes_a, outcomes_b, exercise):
     """True when two implementations behave alike on every case: the same values, or the
     same kind of exception — and they agree on the value of at least one case. Stops at the
@@ -194,7 +212,7 @@ def _agrees(outcomes_a, outcomes_b, exercise):
         if a.error or b.error:
             if a.error_type != b.error_type:
                 return False
-        elif outcome_difference(a.value, b, exercise) is not None:
+        elif outcome_difference(a.value, _in_dtypes_of(a.value, b), exercise) is not None:
             return False
         else:
             shared_value = True
@@ -330,10 +348,52 @@ def judge(exercise, cases, outcomes):
     return failed(exercise.id, message + sentences.try_a_hint(exercise), cases[first].label)
 
 
+def edge_cases(make_cases, reference, output_names=(), finite_only=0, nonfinite=None,
+               known=()):
+    """A :class:`~.model.Behaviour` for inputs the cases leave out on purpose — a fully masked
+    row, float16, a top-k above the vocabulary — judged once the cases pass, so a learner
+    meets the main slip first and the edge after. The first ``finite_only`` cases need only
+    finite results (conventions differ there); the others must match ``reference``. A NaN or
+    inf is ``nonfinite``; an error is the ``known`` mistake whose ``raises`` it matches."""
+    like = _Compared(output_names)
+
+    def verdict(outcomes):
+        for index, (case, outcome) in enumerate(zip(make_cases(), outcomes)):
+            if outcome.error:
+                found = next((m for m in known if re.search(m.raises, outcome.error)), None)
+                return found or sentences.first_failure(case.label, f"your code {outcome.error}")
+            values = outcome.value if isinstance(outcome.value, tuple) else (outcome.value,)
+            if nonfinite and any(torch.is_tensor(v) and v.is_floating_point() and
+                                 not v.isfinite().all() for v in values):
+                return Mistake(nonfinite.name, sentences.first_failure(
+                    case.label, "the result holds NaN or inf") + " " + nonfinite.message)
+            if index >= finite_only:
+                args, kwargs = case.fresh_args()
+                with torch.no_grad():
+                    gap = outcome_difference(reference(*args, **kwargs), outcome, like)
+                if gap:
+                    return sentences.first_failure(case.label, gap)
+        return None
+    return Behaviour(make_cases, verdict)
+
+
+@dataclass(frozen=True)
+class _Compared:
+    """What :func:`outcome_difference` reads of an exercise, for a comparison made before the
+    exercise exists."""
+
+    output_names: tuple = ()
+    atol: float = 1e-5
+
+
 def judge_behaviour(exercise, outcomes):
     """The :class:`CheckResult` of an exercise's behaviour test on its recorded outcomes, or
     ``None`` when the behaviour holds (or the exercise has none)."""
     if exercise.behaviour is None:
         return None
     problem = exercise.behaviour.verdict(outcomes)
+    if isinstance(problem, Mistake):
+        return CheckResult(exercise.id, Status.NAMED_MISTAKE, problem.message,
+                           mistake=problem.name,
+                           said=problem.message, case="behaviour")
     return failed(exercise.id, problem, case="behaviour") if problem else None

@@ -53,7 +53,7 @@ class Behaviour:
     verdict never rests on code that ran beside the learner's."""
 
     make_cases: Callable[[], list]
-    verdict: Callable[[list], Optional[str]]
+    verdict: Callable[[list], object]  # None, a sentence, or the Mistake it shows
 
 
 @dataclass

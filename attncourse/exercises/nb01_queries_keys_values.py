@@ -90,6 +90,8 @@ def _score_cases():
         Case("2 queries, 5 keys", (seeded_randn(2, 4, seed=33), seeded_randn(5, 4, seed=34))),
         Case("batched (2, 3, …) with 4 keys",
              (seeded_randn(2, 3, 4, seed=35), seeded_randn(2, 4, 4, seed=36))),
+        Case("batch and heads (2, 3, …), d_k 5",
+             (seeded_randn(2, 3, 4, 5, seed=37), seeded_randn(2, 3, 6, 5, seed=38))),
     ]
 
 

@@ -7,6 +7,7 @@ import torch
 from attncourse.attention import attention, scaled_scores
 from attncourse.course import find
 from attncourse.exercises import solutions
+from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.masks import causal_mask
 
@@ -38,6 +39,29 @@ def _cases():
         Case("a 0./1. float mask (1. = may attend)", _qkv((2,), 3, 4, 4, 4, 120),
              {"mask": torch.tensor([[1.0, 1.0, 0.0, 0.0]]).unsqueeze(0)}),
     ]
+
+
+NO_KEY = Mistake("nan_where_no_key", "a query whose mask hides every key gets NaN: with -inf "
+                 "fills, its softmax divides 0 by 0 (or a renormalisation after the softmax "
+                 "does). Fill with a large finite negative number, torch.finfo(scores.dtype).min, "
+                 "before the softmax, so such a row gets finite weights.")
+FILL_OVERFLOWS_HALF = Mistake(
+    "fill_overflows_half", "the fill for masked scores does not fit in float16 (its largest "
+    "number is 65504), so half-precision inputs with a mask raise. Fill with "
+    "torch.finfo(scores.dtype).min: the most negative number of whatever dtype the scores have.",
+    raises=r"Half.*overflow")
+
+
+def _beyond_the_cases():
+    """Two inputs the cases leave out, judged once they pass: a query that may see no key (a
+    fully masked row, as a padded query meets: any finite result will do), and float16 inputs
+    with a mask."""
+    return [Case("a query whose mask row is all False (it may see no key)",
+                 _qkv((), 3, 4, 4, 4, 140),
+                 {"mask": torch.tensor([[1, 1, 0, 1], [0, 0, 0, 0], [1, 1, 1, 1]]).bool()}),
+            Case("float16 inputs with a padding mask",
+                 tuple(t.half() for t in _qkv((2,), 3, 5, 4, 6, 130)),
+                 {"mask": torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).bool().unsqueeze(1)})]
 
 
 def _scores(q, k):
@@ -153,6 +177,7 @@ def _scaled_score_cases():
         Case("3 queries, 5 keys, d_k 4", _qkv((), 3, 5, 4, 4, 70)[:2]),
         Case("d_k 16", _qkv((), 4, 4, 16, 16, 80)[:2]),
         Case("batch and heads (2, 3, …), d_k 9", _qkv((2, 3), 2, 6, 9, 9, 90)[:2]),
+        Case("d_k 6: not a perfect square", _qkv((2,), 3, 4, 6, 6, 95)[:2]),
     ]
 
 
@@ -215,6 +240,8 @@ SCALED_DOT_PRODUCT = Exercise(
     reference=attention,
     solution=solutions.attention,
     make_cases=_cases,
+    behaviour=edge_cases(_beyond_the_cases, attention, ("output", "weights"), finite_only=1,
+                         nonfinite=NO_KEY, known=[FILL_OVERFLOWS_HALF]),
     output_names=("output", "weights"),
     hints=[
         "Four steps: the scores Q Kᵀ / √d_k; the hidden keys' scores set to a large negative "
@@ -244,7 +271,7 @@ SCALED_DOT_PRODUCT = Exercise(
                 "so hide the positions where mask == 0.", _mask_inverted),
         Mistake("mask_with_zero", "masked scores were set to 0 (or a tiny number such as "
                 "1e-9), but exp(0) = 1 still gives them weight. Use a large *negative* number "
-                "such as -1e9.", _mask_with_zero),
+                "such as torch.finfo(scores.dtype).min.", _mask_with_zero),
         Mistake("transpose_2d_only", "`.T` (or `.t()`) only transposes 2-D tensors. With batch "
                 "or head dimensions use key.transpose(-2, -1).", _transpose_2d_only),
         Mistake("outputs_swapped", "the outputs are in the wrong order: return "
@@ -256,11 +283,12 @@ SCALED_DOT_PRODUCT = Exercise(
                 "d_k = query.size(-1).", _divide_by_sqrt_d_v),
         Mistake("mask_ignored", "the mask has no effect, so every query still sees every key. "
                 "masked_fill returns a new tensor — keep it: "
-                "scores = scores.masked_fill(mask == 0, -1e9) — before the softmax.",
+                "scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min) — before "
+                "the softmax.",
                 _mask_ignored),
         Mistake("boolean_index_mask", "scores[mask == 0] = … needs a mask of exactly the "
                 "scores' shape, but a (q_len, k_len) or (batch, 1, k_len) mask only broadcasts "
-                "to it. masked_fill broadcasts: scores.masked_fill(mask == 0, -1e9).",
+                "to it. masked_fill broadcasts: scores.masked_fill(mask == 0, fill).",
                 _boolean_index),
         Mistake("softmax_without_dim", "F.softmax(scores) without dim guesses the axis — for "
                 "3-D scores it picks the batch axis. Always say which: dim=-1, over the keys.",

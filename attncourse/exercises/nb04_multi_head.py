@@ -7,7 +7,9 @@ import torch
 from attncourse.attention import attention
 from attncourse.course import find
 from attncourse.exercises import solutions
+from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.exercises.nb02_scaled_dot_product import NO_KEY
 from attncourse.masks import causal_mask
 from attncourse.multihead import heads_mask, merge_heads, multi_head_forward, split_heads
 
@@ -210,6 +212,13 @@ def _forward_cases():
     ]
 
 
+def _no_key_cases():
+    return [Case("batch 2, seq 3, d_model 8, 2 heads; the second sequence is all padding",
+                 (seeded_randn(2, 3, 8, seed=60), *_weights(8, 61), 2),
+                 {"mask": torch.tensor([[True, True, False], [False, False, False]])
+                  .unsqueeze(1)})]
+
+
 def _with_heads(split, merge, scale=None, mask_for_heads=heads_mask):
     """A multi-head forward pass built from the given split/merge, an optional scale, and
     the way the mask is made ready for the per-head scores (``None``: not used)."""
@@ -261,6 +270,7 @@ MULTI_HEAD_FORWARD = Exercise(
     reference=multi_head_forward,
     solution=solutions.multi_head_forward,
     make_cases=_forward_cases,
+    behaviour=edge_cases(_no_key_cases, multi_head_forward, finite_only=1, nonfinite=NO_KEY),
     hints=[
         "Five steps: project (x @ W_Q, x @ W_K, x @ W_V), split each into num_heads heads, attend "
         "in every head at once, merge the heads (Concat), then multiply by W_O, which mixes them.",

@@ -182,6 +182,9 @@ def _append_cases():
         Case("a long cache of 11 positions, float16: every position is kept, in its dtype",
              (seeded_randn(1, 2, 11, 4, seed=24).half(), seeded_randn(1, 2, 11, 4, seed=25).half(),
               seeded_randn(1, 2, 3, 4, seed=26).half(), seeded_randn(1, 2, 3, 4, seed=27).half())),
+        Case("a cache of 100 positions, longer than any window: nothing is dropped",
+             (seeded_randn(1, 1, 100, 2, seed=28), seeded_randn(1, 1, 100, 2, seed=29),
+              seeded_randn(1, 1, 1, 2, seed=30), seeded_randn(1, 1, 1, 2, seed=31))),
     ]
 
 

@@ -8,6 +8,7 @@ import torch.nn.functional as F
 
 from attncourse.course import find
 from attncourse.exercises import solutions
+from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.gpt import next_token_loss, next_token_probs
 from attncourse.rope import apply_rotary
@@ -143,7 +144,22 @@ def _probs_cases():
              (seeded_randn(1, 5, seed=4) * 2, 0.8, 5)),
         Case("batch 2 × 3 positions, temperature 1.5, top-2",
              (seeded_randn(2, 3, 6, seed=5) * 2, 1.5, 2)),
+        Case("large logits (×100) at temperature 0.1: exp must not overflow",
+             (seeded_randn(2, 6, seed=6) * 100, 0.1)),
     ]
+
+
+TOP_K_ABOVE_VOCABULARY = Mistake(
+    "top_k_above_vocabulary", "top_k can be larger than the vocabulary (a small vocabulary, a "
+    "generous top_k), and topk then raises. Keep every token in that case: filter only when "
+    "top_k < logits.size(-1), or take min(top_k, logits.size(-1)).",
+    raises=r"selected index k out of range|out of range|out of bounds")
+
+
+def _top_k_above_vocabulary():
+    """An input the cases leave out, judged once they pass."""
+    return [Case("top_k 10 above a vocabulary of 6: every token is kept",
+                 (seeded_randn(2, 6, seed=7) * 2, 1.0, 10))]
 
 
 def _sampling(scale=lambda logits, t: logits / t, keep="largest", fill=float("-inf"),
@@ -198,6 +214,8 @@ NEXT_TOKEN_PROBS = Exercise(
     reference=next_token_probs,
     solution=solutions.next_token_probs,
     make_cases=_probs_cases,
+    behaviour=edge_cases(_top_k_above_vocabulary, next_token_probs,
+                         known=[TOP_K_ABOVE_VOCABULARY]),
     hints=[
         "Three steps, in this order: divide the logits by the temperature; if top_k is given, keep "
         "only the top_k largest logits and give the others −∞, so probability 0; then a softmax "
@@ -264,6 +282,8 @@ def _rotary_cases():
              (seeded_randn(1, 4, 6, seed=3), torch.tensor([0, 9, 40, 300]))),
         Case("base 100 instead of 10000, d = 8",
              (seeded_randn(2, 5, 8, seed=4), torch.arange(5)), {"base": 100.0}),
+        Case("float16 x, d = 8: the result stays float16",
+             (seeded_randn(2, 4, 8, seed=5).half(), torch.arange(4))),
     ]
 
 

@@ -200,7 +200,7 @@ def next_token_loss(logits, tokens):
 
 def next_token_probs(logits, temperature=1.0, top_k=None):
     """Probabilities of the next token: logits / temperature, only the top_k largest kept
-    (all if top_k is None), then softmax over the last axis."""
+    (all if top_k is None or not below the vocabulary size), then softmax over the last axis."""
     logits = logits / temperature
     if top_k is not None and top_k < logits.size(-1):
         kth = logits.topk(top_k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest
