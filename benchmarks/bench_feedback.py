@@ -91,11 +91,17 @@ def summary(rows):
 
 #: what each set is for
 ROLES = (("set_a", "looked at while the engine was improved"),
-         ("set_b", "held out: written at the same time, never looked at, never tuned to"))
+         ("set_b", "held out on 2026-12-01; on 2026-12-02 its accepted answers were read and the "
+                   "contract points they raised settled (a query that sees no key, float16, "
+                   "top_k above the vocabulary, d_k not a square, caches over 64)"),
+         ("set_c", "written blind on 2026-12-02 after those changes (232 wrong, 76 correct, "
+                   "notebook 10 included); first scored at 1c54001: 3 accepted, 183 of 229 "
+                   "named (80%), none rejected. Its 3 accepted answers were then read and "
+                   "their cases added"))
 
 
 def main():
-    """The section for docs/benchmarks.md: both blind sets."""
+    """The section for docs/benchmarks.md: every blind set."""
     parts = ["## Feedback on answers written blind (tests/blind)", "",
              "Each answer's verdict from `check`: wrong answers accepted (target: none), correct "
              "ones rejected (none), and the caught wrong answers whose verdict names a mistake — "

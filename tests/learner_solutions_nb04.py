@@ -167,10 +167,99 @@ def mh_mask_as_is(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
     return _merge(_attend(q, k, v, mask, math.sqrt(q.shape[-1]))) @ W_O
 
 
+# ------------------------------------------------------- capstone: the module
+
+
+class MhaSdpa(torch.nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.W_Q, self.W_K, self.W_V, self.W_O = (torch.nn.Linear(d_model, d_model)
+                                                  for _ in range(4))
+
+    def forward(self, x, mask=None):
+        b, n, d = x.shape
+        q, k, v = (W(x).view(b, n, self.h, d // self.h).transpose(1, 2)
+                   for W in (self.W_Q, self.W_K, self.W_V))
+        if mask is not None:
+            mask = (mask.unsqueeze(1) if mask.dim() == 3 else mask).bool()
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.W_O(out.transpose(1, 2).reshape(b, n, d))
+
+
+class MhaEinsum(torch.nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.W_Q = torch.nn.Linear(d_model, d_model)
+        self.W_K = torch.nn.Linear(d_model, d_model)
+        self.W_V = torch.nn.Linear(d_model, d_model)
+        self.W_O = torch.nn.Linear(d_model, d_model)
+
+    def forward(self, x, mask=None):
+        h = self.num_heads
+        q, k, v = (W(x).unflatten(-1, (h, -1)) for W in (self.W_Q, self.W_K, self.W_V))
+        scores = torch.einsum("bqhd,bkhd->bhqk", q, k) / math.sqrt(q.shape[-1])
+        if mask is not None:
+            m = mask[:, None] if mask.dim() == 3 else mask
+            scores = scores.masked_fill(m == 0, torch.finfo(scores.dtype).min)
+        out = torch.einsum("bhqk,bkhd->bqhd", scores.softmax(-1), v)
+        return self.W_O(out.flatten(-2))
+
+
+class MhaForgotWO(MhaEinsum):
+    def forward(self, x, mask=None):
+        return _heads_only(self, x, mask)
+
+
+def _heads_only(m, x, mask):
+    b, n, d = x.shape
+    q, k, v = (W(x).view(b, n, m.num_heads, -1).transpose(1, 2) for W in (m.W_Q, m.W_K, m.W_V))
+    s = q @ k.transpose(-1, -2) / math.sqrt(q.shape[-1])
+    if mask is not None:
+        s = s.masked_fill((mask.unsqueeze(1) if mask.dim() == 3 else mask) == 0, -1e9)
+    return (s.softmax(-1) @ v).transpose(1, 2).reshape(b, n, d)
+
+
+class MhaSqrtDModel(MhaEinsum):
+    def forward(self, x, mask=None):
+        b, n, d = x.shape
+        q, k, v = (W(x).view(b, n, self.num_heads, -1).transpose(1, 2)
+                   for W in (self.W_Q, self.W_K, self.W_V))
+        s = q @ k.transpose(-1, -2) / math.sqrt(d)
+        if mask is not None:
+            s = s.masked_fill((mask.unsqueeze(1) if mask.dim() == 3 else mask) == 0, -1e9)
+        return self.W_O((s.softmax(-1) @ v).transpose(1, 2).reshape(b, n, d))
+
+
+class MhaNoBias(torch.nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.W_Q, self.W_K, self.W_V, self.W_O = (torch.nn.Linear(d_model, d_model, bias=False)
+                                                  for _ in range(4))
+
+    forward = MhaEinsum.forward
+
+
+class MhaFusedQKV(torch.nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.qkv = torch.nn.Linear(d_model, 3 * d_model)
+        self.W_O = torch.nn.Linear(d_model, d_model)
+
+
+class MhaMaskIgnored(MhaEinsum):
+    def forward(self, x, mask=None):
+        return super().forward(x, None)
+
+
 CORRECT = {
     "split_heads": [split_ok_view_transpose, split_ok_stack_of_chunks, split_ok_einops_style],
     "merge_heads": [merge_ok_reshape, merge_ok_contiguous_view, merge_ok_cat],
     "multi_head_forward": [mh_ok_sdpa, mh_ok_loop_over_heads, mh_ok_einsum],
+    "multi_head_module": [MhaSdpa, MhaEinsum],
 }
 
 WRONG = {
@@ -192,5 +281,12 @@ WRONG = {
         mh_never_split: "one_big_head",
         mh_forgot_W_O: "no_output_projection",
         mh_mask_as_is: "mask_without_head_axis",
+    },
+    "multi_head_module": {
+        MhaForgotWO: "no_output_projection",
+        MhaSqrtDModel: "scaled_by_d_model",
+        MhaNoBias: "parameters_do_not_fit",
+        MhaFusedQKV: "parameters_do_not_fit",
+        MhaMaskIgnored: "mask_ignored",
     },
 }

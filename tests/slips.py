@@ -1083,7 +1083,96 @@ def append_swapped_outputs(past_key, past_value, key, value):
     return torch.cat([past_value, value], dim=-2), torch.cat([past_key, key], dim=-2)
 
 
+# ------------------------------------------------------------ multi_head_module
+
+
+class _Mha(torch.nn.Module):
+    """A learner's module: four linear layers and a forward that each slip below changes."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.heads = num_heads
+        self.W_Q = torch.nn.Linear(d_model, d_model)
+        self.W_K = torch.nn.Linear(d_model, d_model)
+        self.W_V = torch.nn.Linear(d_model, d_model)
+        self.W_O = torch.nn.Linear(d_model, d_model)
+
+    def attend(self, q, k, v, mask, scale):
+        s = q @ k.transpose(-2, -1) / scale
+        if mask is not None:
+            s = s.masked_fill((mask[:, None] if mask.dim() == 3 else mask) == 0, float("-1e9"))
+        return s.softmax(-1) @ v
+
+    def split(self, t):
+        b, n, d = t.shape
+        return t.view(b, n, self.heads, d // self.heads).transpose(1, 2)
+
+
+class mha_scale_whole_width(_Mha):
+    def forward(self, x, mask=None):
+        q, k, v = self.split(self.W_Q(x)), self.split(self.W_K(x)), self.split(self.W_V(x))
+        out = self.attend(q, k, v, mask, x.shape[-1] ** 0.5)
+        return self.W_O(out.transpose(1, 2).reshape(x.shape))
+
+
+class mha_returns_concat(_Mha):
+    def forward(self, x, mask=None):
+        q, k, v = self.split(self.W_Q(x)), self.split(self.W_K(x)), self.split(self.W_V(x))
+        return self.attend(q, k, v, mask, q.shape[-1] ** 0.5).transpose(1, 2).reshape(x.shape)
+
+
+class mha_value_from_key(_Mha):
+    def forward(self, x, mask=None):
+        q, k = self.split(self.W_Q(x)), self.split(self.W_K(x))
+        out = self.attend(q, k, k, mask, q.shape[-1] ** 0.5)
+        return self.W_O(out.transpose(1, 2).reshape(x.shape))
+
+
+class mha_keys_are_queries(_Mha):
+    def forward(self, x, mask=None):
+        q, v = self.split(self.W_Q(x)), self.split(self.W_V(x))
+        out = self.attend(q, q, v, mask, q.shape[-1] ** 0.5)
+        return self.W_O(out.transpose(1, 2).reshape(x.shape))
+
+
+class mha_flat_merge(_Mha):
+    def forward(self, x, mask=None):
+        q, k, v = self.split(self.W_Q(x)), self.split(self.W_K(x)), self.split(self.W_V(x))
+        return self.W_O(self.attend(q, k, v, mask, q.shape[-1] ** 0.5).reshape(x.shape))
+
+
+class mha_no_mask(_Mha):
+    def forward(self, x, mask=None):
+        q, k, v = self.split(self.W_Q(x)), self.split(self.W_K(x)), self.split(self.W_V(x))
+        out = self.attend(q, k, v, None, q.shape[-1] ** 0.5)
+        return self.W_O(out.transpose(1, 2).reshape(x.shape))
+
+
+class mha_one_linear_qkv(torch.nn.Module):
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.heads = num_heads
+        self.qkv = torch.nn.Linear(d_model, 3 * d_model)
+        self.W_O = torch.nn.Linear(d_model, d_model)
+
+
+class mha_dropout_layer_norm(_Mha):
+    def __init__(self, d_model, num_heads):
+        super().__init__(d_model, num_heads)
+        self.norm = torch.nn.LayerNorm(d_model)
+
+
 SECOND_ROUND = {
+    "multi_head_module": {
+        mha_scale_whole_width: "scaled_by_d_model",
+        mha_returns_concat: "no_output_projection",
+        mha_value_from_key: None,
+        mha_keys_are_queries: "keys_from_W_Q",
+        mha_flat_merge: "merge_without_transpose",
+        mha_no_mask: "mask_ignored",
+        mha_one_linear_qkv: "parameters_do_not_fit",
+        mha_dropout_layer_norm: "parameters_do_not_fit",
+    },
     "softmax": {softmax_mean_shift: "min_shift", softmax_module_default: "implicit_dim"},
     "qkv_projections": {qkv_two_outputs: None},
     "dot_scores": {scores_bmm: "transpose_1_2"},

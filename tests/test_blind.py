@@ -36,7 +36,7 @@ def _answers(*sets):
     return found
 
 
-CORRECT = [a for a in _answers("set_a", "set_b") if a["correct"]]
+CORRECT = [a for a in _answers("set_a", "set_b", "set_c") if a["correct"]]
 WRONG_A = [a for a in _answers("set_a") if not a["correct"]]
 
 

@@ -62,7 +62,7 @@ def test_exercise_cells_are_tagged_registered_stubbed_and_checked(path):
         assert exercise is not None, f"cell {i}: unknown exercise {meta['exercise']!r}"
         src = source(cell)
         assert "raise NotImplementedError" in src, f"cell {i}: learner copy must hold the stub"
-        assert f"def {exercise.function_name}(" in src
+        assert f"def {exercise.function_name}(" in src or f"class {exercise.function_name}(" in src
         following = next(c for c in cs[i + 1:] if c["cell_type"] == "code")
         assert f'check("{exercise.id}", {exercise.function_name})' in source(following)
         found.append(exercise.id)

@@ -70,15 +70,15 @@ def _randomised(value, generator):
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_solution_agrees_with_the_reference(exercise):
     generator = torch.Generator().manual_seed(0)
-    calls = [(c.args, c.kwargs) for c in exercise.cases()]
-    for args, kwargs in list(calls):
+    calls = [(c, c.args, c.kwargs) for c in exercise.cases()]
+    for case, args, kwargs in list(calls):
         for _ in range(3):
-            calls.append(([_randomised(a, generator) for a in args],
+            calls.append((case, [_randomised(a, generator) for a in args],
                           {k: _randomised(v, generator) for k, v in kwargs.items()}))
-    for args, kwargs in calls:
+    for case, args, kwargs in calls:
         with torch.no_grad():
-            expected = exercise.reference(*args, **kwargs)
-            got = exercise.solution(*args, **kwargs)
+            expected = case.call(exercise.reference, args, kwargs)
+            got = case.call(exercise.solution, args, kwargs)
         pairs = zip(expected, got) if isinstance(expected, tuple) else [(expected, got)]
         for e, g in pairs:
             assert e.dtype == g.dtype and e.shape == g.shape
@@ -100,11 +100,16 @@ def _stubs():
             exercise_id = cell["metadata"].get("attncourse", {}).get("exercise")
             if cell["cell_type"] == "code" and exercise_id:
                 tree = ast.parse("".join(cell["source"]))
-                yield exercise_id, next(n for n in tree.body if isinstance(n, ast.FunctionDef))
+                yield exercise_id, next(n for n in tree.body
+                                        if isinstance(n, (ast.FunctionDef, ast.ClassDef)))
 
 
 def _signature(node):
-    """A ``def``'s name and parameters (with their defaults) as text."""
+    """A ``def``'s name and parameters (with their defaults) as text; a class's name and its
+    methods' signatures."""
+    if isinstance(node, ast.ClassDef):
+        return f"{node.name}: " + "; ".join(_signature(n) for n in node.body
+                                            if isinstance(n, ast.FunctionDef))
     return f"{node.name}({ast.unparse(node.args)})"
 
 

@@ -52,7 +52,7 @@ def _call(fn, case):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             with torch.no_grad():
-                value = fn(*args, **kwargs)
+                value = case.call(fn, args, kwargs)
     except Exception as exc:  # a learner's bug must become a message, never a traceback
         if type(exc) is NotImplementedError and not str(exc):  # the exercise cell's stub line
             return CallOutcome(error="raised NotImplementedError", not_implemented=True)
@@ -288,7 +288,7 @@ def failed(exercise_id, message, case=None):
 def _reference_value(exercise, case):
     args, kwargs = case.fresh_args()
     with torch.no_grad():
-        return exercise.reference(*args, **kwargs)
+        return case.call(exercise.reference, args, kwargs)
 
 
 def diagnosis(exercise, cases, outcomes, expected, index):
@@ -298,21 +298,32 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     rearranged, overflowed, of another dtype or shape, or wrong in some places; the reference
     with one argument in another's place; an error about a size no input has."""
     case, outcome = cases[index], outcomes[index]
-    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
-    sizes = diagnose.named_sizes(names, case.args)
+    names, values = _named_arguments(exercise, case)
+    sizes = diagnose.named_sizes(names, values)
     if outcome.error:
         return diagnose.number_finding(outcome.error, sizes)
     if case.base is not None and not outcomes[case.base].error and \
             outcome_difference(outcomes[case.base].value, outcome, exercise) is None:
         return diagnose.unchanged_finding(case.changed)
     return (diagnose.finding(expected[index], outcome.value, sizes, exercise.atol) or
-            diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
-                                         exercise.atol))
+            (None if case.through else  # a module's arguments are not the reference's to swap
+             diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
+                                          exercise.atol)))
+
+
+def _named_arguments(exercise, case):
+    """The case's inputs and their names, as messages speak of them: a function's arguments,
+    or a module's sizes (``d_model`` …) and its ``forward``'s arguments (``x`` …)."""
+    if case.through is None:
+        return _parameter_names(exercise.solution or exercise.reference, len(case.args)), \
+            case.args
+    sizes, _weights, *inputs = case.args
+    forward_names = _parameter_names(exercise.reference.forward, len(inputs) + 1)[1:]
+    return [*sizes, *forward_names], [*sizes.values(), *inputs]
 
 
 def _raised_sentence(exercise, case, outcome):
-    names = _parameter_names(exercise.solution or exercise.reference, len(case.args))
-    return sentences.raised(outcome.error_type, names, case.args)
+    return sentences.raised(outcome.error_type, *_named_arguments(exercise, case))
 
 
 def judge(exercise, cases, outcomes):

@@ -26,6 +26,13 @@ class Case:
     #: a variant (:mod:`.variants`): the index of the case it varies, and the argument changed
     base: Optional[int] = None
     changed: Optional[str] = None
+    #: what calls the learner's object: ``through(fn, *args, **kwargs)`` instead of
+    #: ``fn(*args, **kwargs)`` — a class is built and run by :func:`.modules.run_module`
+    through: Optional[Callable] = None
+
+    def call(self, fn, args, kwargs):
+        """``fn`` on these arguments, the way this case calls it."""
+        return self.through(fn, *args, **kwargs) if self.through else fn(*args, **kwargs)
 
     def fresh_args(self):
         """Deep copies, so a function that edits its inputs in place cannot spoil later calls."""

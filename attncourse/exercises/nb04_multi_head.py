@@ -9,6 +9,8 @@ from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.exercises.modules import module_case
+from attncourse.exercises.modules import output_names as module_output_names
 from attncourse.exercises.nb02_scaled_dot_product import NO_KEY
 from attncourse.masks import causal_mask
 from attncourse.multihead import heads_mask, merge_heads, multi_head_forward, split_heads
@@ -330,3 +332,118 @@ MULTI_HEAD_FORWARD = Exercise(
 
 #: this notebook's exercises, in the order the notebook asks for them
 EXERCISES = [SPLIT_HEADS, MERGE_HEADS, MULTI_HEAD_FORWARD]
+
+# ------------------------------------------------------------ capstone: the module
+
+
+_SIZES = [({"d_model": 8, "num_heads": 2}, 2, 4), ({"d_model": 12, "num_heads": 3}, 1, 5),
+          ({"d_model": 8, "num_heads": 4}, 3, 3), ({"d_model": 6, "num_heads": 1}, 2, 3)]
+
+
+def _module_cases():
+    reference = solutions.MultiHeadAttention
+    (s1, b1, n1), (s2, b2, n2), (s3, b3, n3), (s4, b4, n4) = _SIZES
+    pad = torch.tensor([[True, True, True], [True, True, False], [False, True, True]])
+    return [
+        module_case("d_model 8, 2 heads, batch 2, seq 4", reference, s1,
+                    (seeded_randn(b1, n1, 8, seed=70),), seed=71),
+        module_case("d_model 12, 3 heads, batch 1, seq 5, causal mask (seq, seq)", reference,
+                    s2, (seeded_randn(b2, n2, 12, seed=72), causal_mask(5)), seed=73),
+        module_case("d_model 8, 4 heads, batch 3, seq 3, padding mask (batch, 1, seq)",
+                    reference, s3, (seeded_randn(b3, n3, 8, seed=74), pad.unsqueeze(1)),
+                    seed=75),
+        module_case("d_model 6, 1 head, batch 2, seq 3", reference, s4,
+                    (seeded_randn(b4, n4, 6, seed=76),), seed=77),
+    ]
+
+
+def _module_with(split=None, scale=None, mask_for_heads=lambda m: m.unsqueeze(1)
+                 if m.dim() == 3 else m, softmax_dim=-1, merge=None, key_from="W_K",
+                 output=True):
+    """The module with one step changed: how the heads are split and merged, the scale,
+    how the mask meets the scores, the softmax's axis, which layer makes the keys, W_O."""
+    class Wrong(solutions.MultiHeadAttention):
+        def forward(self, x, mask=None):
+            batch, seq, d_model = x.shape
+            layers = (self.W_Q, getattr(self, key_from), self.W_V)
+            split_ = split or (lambda t, h: t.view(t.size(0), t.size(1), h, -1).transpose(1, 2))
+            q, k, v = (split_(W(x), self.num_heads) for W in layers)  # (batch, heads, seq, d_k)
+            scores = q @ k.transpose(-2, -1) / math.sqrt(scale(self) if scale else self.d_k)
+            if mask is not None and mask_for_heads(mask) is not None:
+                scores = scores.masked_fill(mask_for_heads(mask) == 0,
+                                            torch.finfo(scores.dtype).min)
+            heads = scores.softmax(dim=softmax_dim) @ v  # (batch, heads, seq, d_k)
+            merged = (merge or (lambda h: h.transpose(1, 2).reshape(batch, seq, d_model)))(heads)
+            return self.W_O(merged) if output else merged
+    return Wrong
+
+
+class _NoBias(solutions.MultiHeadAttention):
+    def __init__(self, d_model, num_heads):
+        super().__init__(d_model, num_heads)
+        for name in ("W_Q", "W_K", "W_V", "W_O"):
+            setattr(self, name, torch.nn.Linear(d_model, d_model, bias=False))
+
+
+MULTI_HEAD_MODULE = Exercise(
+    id="multi_head_module",
+    title="Capstone: MultiHeadAttention as a module",
+    notebook=NOTEBOOK,
+    signature="class MultiHeadAttention(nn.Module): __init__(d_model, num_heads) with W_Q, W_K, "
+              "W_V, W_O = nn.Linear(d_model, d_model); forward(x, mask=None) -> "
+              "(batch, seq, d_model)",
+    reference=solutions.MultiHeadAttention,
+    solution=solutions.MultiHeadAttention,
+    learner_name="MultiHeadAttention",
+    make_cases=_module_cases,
+    output_names=module_output_names(solutions.MultiHeadAttention, _SIZES[0][0], ["x"]),
+    varied=0,
+    hints=[
+        "__init__ makes the four projections — linear layers from d_model features to d_model — "
+        "named W_Q, W_K, W_V and W_O (the check gives them the reference's weights by these "
+        "names), and keeps "
+        "num_heads and d_k = d_model // num_heads. forward is your multi_head_forward, with "
+        "self.W_Q(x) in place of x @ W_Q.",
+        "Split with .view(batch, seq, num_heads, d_k).transpose(1, 2), attend in every head at "
+        "once (scores scaled by √d_k, the mask filled before the softmax), merge with "
+        ".transpose(1, 2).reshape(batch, seq, d_model), then self.W_O.",
+        "A (batch, 1, seq) mask needs unsqueeze(1) to meet (batch, heads, seq, seq) scores; a "
+        "(seq, seq) one does not. nn.Linear keeps its bias: leave bias=True, or the reference's "
+        "weights will not fit.",
+    ],
+    mistakes=[
+        Mistake("no_output_projection", "W_O is never applied: the heads are concatenated but "
+                "not mixed. Return self.W_O(merged).", _module_with(output=False)),
+        Mistake("scaled_by_d_model", "the scores are divided by √d_model; each head's dot "
+                "products have d_k = d_model / num_heads terms, so divide by √d_k.",
+                _module_with(scale=lambda m: m.W_Q.in_features)),
+        Mistake("no_scaling", "the scores are not scaled: divide q @ kᵀ by √d_k before the "
+                "softmax.", _module_with(scale=lambda m: 1)),
+        Mistake("split_without_transpose", "the heads were split without the transpose: "
+                "reshaping straight to (batch, heads, seq, d_k) mixes positions. View as "
+                "(batch, seq, heads, d_k), then .transpose(1, 2).",
+                _module_with(split=lambda t, h: t.reshape(t.size(0), h, t.size(1), -1))),
+        Mistake("merge_without_transpose", "the heads were merged without the transpose: "
+                "(batch, heads, seq, d_k) must become (batch, seq, heads, d_k) before the "
+                "reshape to (batch, seq, d_model).",
+                _module_with(merge=lambda h: h.reshape(h.size(0), h.size(2), -1))),
+        Mistake("softmax_over_queries", "the softmax runs over the queries: each query's row of "
+                "scores must sum to 1, softmax(dim=-1).", _module_with(softmax_dim=-2)),
+        Mistake("mask_ignored", "the mask has no effect, so every position still sees every "
+                "other: fill the masked scores before the softmax.",
+                _module_with(mask_for_heads=lambda m: None)),
+        Mistake("mask_inverted", "the mask is inverted: True means *may attend*, so hide the "
+                "scores where mask == 0.",
+                _module_with(mask_for_heads=lambda m: ~(m.unsqueeze(1) if m.dim() == 3 else m))),
+        Mistake("keys_from_W_Q", "the keys are made with W_Q: each of Q, K and V has its own "
+                "projection — k = self.W_K(x).", _module_with(key_from="W_Q")),
+        Mistake("keys_from_W_V", "the keys are made with W_V: k = self.W_K(x).",
+                _module_with(key_from="W_V")),
+        Mistake("parameters_do_not_fit", "the check gives your module the reference's weights "
+                "by name and shape: name the layers W_Q, W_K, W_V and W_O, make each "
+                "nn.Linear(d_model, d_model) with its bias, and add no other parameters.",
+                raises=r"parameters do not fit"),
+    ],
+)
+
+EXERCISES.append(MULTI_HEAD_MODULE)

@@ -10,6 +10,7 @@ import math
 
 import torch
 import torch.nn.functional as F
+from torch import nn
 
 # ------------------------------------------------------------------ 00 welcome
 
@@ -97,6 +98,31 @@ def multi_head_forward(x, W_Q, W_K, W_V, W_O, num_heads, mask=None):
         scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
     heads = scores.softmax(dim=-1) @ v  # (batch, heads, seq, d_k)
     return heads.transpose(-3, -2).flatten(-2) @ W_O  # (batch, seq, d_model)
+
+
+class MultiHeadAttention(nn.Module):
+    """Multi-head self-attention as a module: W_Q, W_K, W_V and W_O, each
+    nn.Linear(d_model, d_model); forward(x (batch, seq, d_model), mask=None), mask True = may
+    attend, (seq, seq) or (batch, 1, seq)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads, self.d_k = num_heads, d_model // num_heads
+        self.W_Q = nn.Linear(d_model, d_model)
+        self.W_K = nn.Linear(d_model, d_model)
+        self.W_V = nn.Linear(d_model, d_model)
+        self.W_O = nn.Linear(d_model, d_model)
+
+    def forward(self, x, mask=None):
+        q, k, v = (W(x).unflatten(-1, (self.num_heads, self.d_k)).transpose(-3, -2)
+                   for W in (self.W_Q, self.W_K, self.W_V))  # each (batch, heads, seq, d_k)
+        scores = q @ k.transpose(-2, -1) / self.d_k ** 0.5  # (batch, heads, seq, seq)
+        if mask is not None:
+            if mask.dim() == 3:  # (batch, 1 | seq, seq): one mask for every head
+                mask = mask.unsqueeze(1)
+            scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+        heads = scores.softmax(dim=-1) @ v  # (batch, heads, seq, d_k)
+        return self.W_O(heads.transpose(-3, -2).flatten(-2))  # (batch, seq, d_model)
 
 
 # ---------------------------------------------------------------- 05 the decoder layer

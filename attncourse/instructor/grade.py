@@ -102,7 +102,7 @@ def choose_notebook(found, notebook=None):
 def _defining_cell(nb, function_name):
     """The last code cell that defines ``function_name`` (for an exercise cell whose tag or
     metadata a learner lost, e.g. by retyping the cell)."""
-    pattern = re.compile(rf"^def\s+{re.escape(function_name)}\s*\(", re.MULTILINE)
+    pattern = re.compile(rf"^(?:def|class)\s+{re.escape(function_name)}\s*[(:]", re.MULTILINE)
     found = [i for i, c in enumerate(nb.cells) if c.cell_type == "code" and
              pattern.search(c.source)]
     return found[-1] if found else None

@@ -9,6 +9,7 @@ notebook to assignment mode (``solution()`` shows nothing) and binds the ``check
 use before any of the learner's code runs. nbgrader itself is not needed to write them.
 """
 
+import ast
 from pathlib import Path
 
 import nbformat
@@ -32,12 +33,32 @@ def _meta(grade_id, solution=False, grade=False, locked=False, points=None):
     return meta
 
 
-def solution_cell(exercise):
-    """The exercise cell's source with the solution between nbgrader's markers."""
-    parts = solution_parts(exercise)
-    body = parts.body.strip("\n")
+def _marked(header, body):
+    """``header`` then ``body`` between nbgrader's markers, at the body's indent."""
+    body = body.strip("\n")
     indent = body[:len(body) - len(body.lstrip())]
-    return f"{parts.header}{indent}{BEGIN}\n{body}\n{indent}{END}"
+    return f"{header}{indent}{BEGIN}\n{body}\n{indent}{END}"
+
+
+def solution_cell(exercise):
+    """The exercise cell's source with the solution between nbgrader's markers: the
+    function's body, or the body of each method of a class (so the class itself is defined)."""
+    parts = solution_parts(exercise)
+    node = ast.parse(parts.source).body[0]
+    if not isinstance(node, ast.ClassDef):
+        return _marked(parts.header, parts.body)
+    lines = parts.source.splitlines(keepends=True)
+    methods = [n for n in node.body if isinstance(n, ast.FunctionDef)]
+    out, start = [], 0
+    for method in methods:
+        first = method.body[0]
+        has_docstring = (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                         and isinstance(first.value.value, str))
+        header_end = first.end_lineno if has_docstring else first.lineno - 1
+        out.append(_marked("".join(lines[start:header_end]),
+                           "".join(lines[header_end:method.end_lineno])) + "\n")
+        start = method.end_lineno
+    return "".join(out) + "".join(lines[start:]).rstrip("\n")
 
 
 SETUP_SOURCE = f"""\

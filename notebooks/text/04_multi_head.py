@@ -493,7 +493,42 @@ else:
 # numbers is 8 GiB, and the readable path holds several at once — more than many GPUs have, in
 # which case the cell says it ran out of memory. That is the price of keeping the weights to look
 # at, and why the module builds them only for a call that asks (`need_weights=True`).
+
+# %% [markdown]
+# ## 10 · Capstone: your own `MultiHeadAttention`
 #
+# Time to write the module yourself. Everything it does you have written above, as functions;
+# now it holds its own weights. **Exercise `multi_head_module`.** Write the class
+# `MultiHeadAttention(d_model, num_heads)`:
+# - `__init__` makes four projections, `W_Q`, `W_K`, `W_V` and `W_O`, each
+#   `nn.Linear(d_model, d_model)` (with its bias), and keeps `num_heads` and `d_k`;
+# - `forward(x, mask=None)` is self-attention on `x` `(batch, seq, d_model)`: project, split,
+#   attend in every head (mask True = may attend, `(seq, seq)` or `(batch, 1, seq)`), merge,
+#   then `W_O`.
+#
+# The check builds your module and the reference with the same sizes, gives yours the
+# reference's weights **by these names**, and compares the output *and the gradient of every
+# weight*: a module that computes the right numbers but cuts the gradient's path is not yet
+# right. With those weights, the reference equals PyTorch's `nn.MultiheadAttention` (section 7).
+
+# %% attncourse={"exercise": "multi_head_module"} tags=["exercise"]
+class MultiHeadAttention(nn.Module):
+    """Multi-head self-attention as a module: W_Q, W_K, W_V and W_O, each
+    nn.Linear(d_model, d_model); forward(x (batch, seq, d_model), mask=None), mask True = may
+    attend, (seq, seq) or (batch, 1, seq)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        raise NotImplementedError  # replace this line with your code
+
+    def forward(self, x, mask=None):
+        raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("multi_head_module", MultiHeadAttention)
+
+# %% [markdown]
 # ## Quiz
 
 # %% attncourse={"quiz": true}
