@@ -1,5 +1,4 @@
 """Blind set C, notebook 07: online_softmax_update and append_kv."""
-import math
 
 import torch
 

@@ -10,6 +10,7 @@ if not torch.cuda.is_available():
 import triton  # noqa: E402
 import triton.language as tl  # noqa: E402
 
+
 def softmax_rows_masked_lanes_read_zero(x):
     """Softmax of each row of x (rows, cols), float: one Triton program per row."""
 
