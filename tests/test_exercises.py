@@ -19,8 +19,8 @@ from learner_solutions import (
 )
 
 import attncourse as ac
-from attncourse.progress_file import NOWHERE
 from attncourse.exercises import all_exercises, get
+from attncourse.progress_file import NOWHERE
 
 EXERCISES = [e.id for e in all_exercises()]
 
