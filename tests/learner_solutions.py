@@ -95,8 +95,9 @@ def sdp_ok_einsum(query, key, value, mask=None):
 
 
 def sdp_ok_sdpa(query, key, value, mask=None):
+    hidden = torch.finfo(query.dtype).min
     weights = torch.softmax(query @ key.mT / math.sqrt(key.size(-1)) +
-                            (0 if mask is None else torch.where(mask.bool(), 0.0, -1e4)
+                            (0 if mask is None else torch.where(mask.bool(), 0.0, hidden)
                              .to(query.dtype)), -1)
     bool_mask = None if mask is None else mask.bool()  # True/1 = may attend, as the docstring
     return F.scaled_dot_product_attention(query, key, value, attn_mask=bool_mask), weights

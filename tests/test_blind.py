@@ -14,7 +14,6 @@ from attncourse.progress_file import NOWHERE
 #: sees no key may get any finite result — the course's equal weights, SDPA's zeros; the course
 #: computes RoPE's angles in float32, and leaves ties at the k-th logit open)
 OPEN_POINTS = {
-    "attention_logsumexp": "only a query that sees no key tells it apart",
     "multi_head_forward_sdpa": "a query that sees no key gets SDPA's zeros: finite, accepted",
     "apply_rotary_float32_angles": "the course computes the angles in float32",
     "next_token_probs_exactly_k": "ties at the k-th largest logit: the docstring is silent",

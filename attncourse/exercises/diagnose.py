@@ -317,7 +317,9 @@ def _same_value(value, got, atol):
 
 
 def number_finding(error, sizes):
-    """A raised error that quotes a size no input of the case has: a number from outside."""
+    """A raised error that quotes a size no input of the case has: a number from outside.
+    (A count of values, as in the bounds check's "tried to load 128 value(s)", is no size.)"""
+    error = re.sub(r"\d+ value\(s\)", "", error)
     quoted = [int(n) for n in re.findall(r"(?<![\w.])(\d+)(?![\w.])", error)]
     shapes = re.findall(r"\[([\d, ]+)\]|\(([\d, x]+)\)", error)
     in_shapes = [int(n) for groups in shapes for g in groups for n in re.findall(r"\d+", g)]

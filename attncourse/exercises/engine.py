@@ -205,18 +205,20 @@ def _in_dtypes_of(model, outcome):
 
 def _agrees(outcomes_a, outcomes_b, exercise):
     """True when two implementations behave alike on every case: the same values, or the
-    same kind of exception — and they agree on the value of at least one case. Stops at the
-    first difference, so ``outcomes_a`` may be a generator that calls a probe lazily."""
-    shared_value = False
+    same kind of exception — and they agree on the value of at least one case, or else raised
+    the very same error, sizes and all, on every case. Stops at the first difference, so
+    ``outcomes_a`` may be a generator that calls a probe lazily."""
+    shared_value, same_errors = False, True
     for a, b in zip(outcomes_a, outcomes_b):
         if a.error or b.error:
             if a.error_type != b.error_type:
                 return False
+            same_errors = same_errors and a.error == b.error
         elif outcome_difference(a.value, _in_dtypes_of(a.value, b), exercise) is not None:
             return False
         else:
             shared_value = True
-    return shared_value
+    return shared_value or same_errors
 
 
 def _raised(mistake, errors):
@@ -345,6 +347,9 @@ def judge(exercise, cases, outcomes):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
     mistake = recognise(exercise, cases, outcomes) if any(differences) else CHANGED_INPUT
+    if mistake is not None and mistake.impl is None and error and gaps[first]:
+        # an error's words alone are weak evidence: a size no input has says more
+        mistake = diagnosis(exercise, cases, outcomes, expected, first) or mistake
     if mistake is None and gaps[first]:
         mistake = diagnosis(exercise, cases, outcomes, expected, first)
     if mistake:

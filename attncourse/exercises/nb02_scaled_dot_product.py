@@ -38,6 +38,11 @@ def _cases():
              {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [0, 0, 1, 0]])}),
         Case("a 0./1. float mask (1. = may attend)", _qkv((2,), 3, 4, 4, 4, 120),
              {"mask": torch.tensor([[1.0, 1.0, 0.0, 0.0]]).unsqueeze(0)}),
+        Case("real scores near −20,000 beside hidden keys: the fill must be lower still",
+             (torch.full((3, 4), 100.0),
+              torch.cat([torch.full((2, 4), -100.0), seeded_randn(2, 4, seed=150)]),
+              seeded_randn(4, 4, seed=151)),
+             {"mask": torch.tensor([[True, True, False, False]])}),
     ]
 
 

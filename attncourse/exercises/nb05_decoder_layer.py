@@ -455,9 +455,10 @@ POSITION_INFLUENCE = Exercise(
         Mistake("transposed", "rows and columns are swapped: row i is the *output* position, "
                 "column j the nudged input, so a causal decoder gives a lower triangle, like "
                 "its mask.", _transposed),
-        Mistake("nudges_pile_up", "the nudges pile up: x is changed in place, so while "
-                "position j is nudged the earlier positions still are. Nudge a fresh "
-                "x.clone() each time.", _nudges_pile_up),
+        Mistake("nudges_pile_up", "the nudges pile up: while position j is nudged, the "
+                "earlier positions still are (x, or one copy of it, is nudged again and again "
+                "and never put back). Nudge a fresh x.clone() for each position.",
+                _nudges_pile_up),
         Mistake("signed_change", "a change can be negative: take .abs() before the largest "
                 "value, or a big decrease looks like no change.", _signed_change),
         Mistake("nudged_every_feature", "every feature of position j got the same nudge, and "

@@ -41,6 +41,13 @@ def _online_cases():
     ]
 
 
+def _max_without_keepdim(m, ell, out, s, v):
+    new_m = torch.maximum(m, s.amax(-1))  # (..., q_len, 1) against (..., q_len)
+    rescale = torch.exp(m - new_m)
+    p = torch.exp(s - new_m)
+    return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
+
+
 def _sum_not_rescaled(m, ell, out, s, v):
     new_m, _, new_out = online_softmax_update(m, ell, out, s, v)
     return new_m, ell + torch.exp(s - new_m).sum(-1, keepdim=True), new_out
@@ -156,10 +163,9 @@ ONLINE_SOFTMAX_UPDATE = Exercise(
         Mistake("old_max_returned", "the state returned holds the old running max; return the "
                 "new one, torch.maximum(running_max, block max): the sum and output are now "
                 "relative to it.", _old_max_returned),
-        Mistake("missing_keepdim", "a max or sum over the last axis dropped it: "
-                "scores.amax(-1) is (q_len,), which lines up with the *columns* of the "
-                "(q_len, 1) state. Keep the axis: amax(-1, keepdim=True), sum(-1, keepdim=True).",
-                raises=r"must match the size of tensor"),
+        Mistake("missing_keepdim", "the block's max dropped its axis: scores.amax(-1) is "
+                "(q_len,), which lines up with the *columns* of the (q_len, 1) state. Keep the "
+                "axis: amax(-1, keepdim=True).", _max_without_keepdim),
     ],
 )
 

@@ -62,6 +62,8 @@ def _softmax_cases():
              _on_device(big)),
         Case("a slice of a wider tensor: rows 9 apart in memory, 5 columns",
              _on_device(seeded_randn(3, 9, seed=92)[:, 2:7])),
+        Case("float64 rows: the result keeps x's dtype",
+             _on_device(seeded_randn(2, 6, seed=93).double())),
     ]
 
 
@@ -140,9 +142,10 @@ SOFTMAX_ROWS = Exercise(
                 "is a new tensor whose rows lie out_row_stride apart: store at out_ptr + row "
                 "* out_row_stride + cols.", _stored_with_x_stride,
                 raises=r"tried to store .* outside"),
-        Mistake("load_outside", "a load reached outside x: mask it, mask=cols < n_cols "
-                "(with other=float('-inf')), and read row `row` at x_ptr + row * "
-                "x_row_stride.", raises=r"tried to load .* outside"),
+        Mistake("load_outside", "a load reached outside x. Either the lanes past the row's "
+                "end are not masked (mask=cols < n_cols, with other=float('-inf')), or the "
+                "address is off: program `row` reads x_ptr + row * x_row_stride, and the grid "
+                "launches one program per row, (n_rows,).", raises=r"tried to load .* outside"),
     ],
 )
 
@@ -184,6 +187,8 @@ def _attention_cases():
              _on_device(q4, k4, seeded_randn(1, 1, 48, 16, seed=123))),
         Case("causal, 2 sequences of 40 tokens, d 32: blocks right of the diagonal skipped",
              qkv(2, 1, 40, 32, keys=40, seed=130), {"causal": True}),
+        Case("large scores (q and k × 20): each query row keeps its own max",
+             qkv(1, 1, 16, 16, keys=32, seed=140, scale=20.0)),
     ]
 
 
@@ -318,9 +323,12 @@ FLASH_ATTENTION = Exercise(
         Mistake("values_from_keys", "the values were loaded from K (a copy of the line "
                 "above?): v = tl.load(V + ...), with the same offsets and mask.",
                 _values_from_keys),
-        Mistake("values_unmasked", "the values were loaded without a mask, so the last block "
-                "reads past the end of V: load them like k, with mask=cols[:, None] < seq_k "
-                "and other=0.0.", raises=r"tried to load .* outside"),
+        Mistake("values_unmasked", "a load reached outside q, k or v. Most often the values "
+                "of the last block are loaded without a mask (load them like k, with "
+                "mask=cols[:, None] < seq_k and other=0.0); if they are masked, check that the "
+                "grid matches the program ids the kernel reads: (query blocks, batch × heads), "
+                "tl.program_id(0) for the queries and tl.program_id(1) for the head.",
+                raises=r"tried to load .* outside"),
     ],
 )
 
