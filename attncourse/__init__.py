@@ -20,7 +20,7 @@ from attncourse.efficient import (
 )
 from attncourse.envcheck import doctor
 from attncourse.errors import CourseError, install_friendly_errors
-from attncourse.exercises import check, exercises_for, hint, solution
+from attncourse.exercises import check, exercises_for, hint, mine, solution
 from attncourse.frontend import prepare_colab as _prepare_colab
 from attncourse.gpt import GPT, CharTokenizer, GPTConfig, generate
 from attncourse.induction import (
@@ -55,6 +55,7 @@ from attncourse.multihead import (
     AttentionHead,
     MultiHeadAttention,
     MultiHeadFromHeads,
+    load_torch_weights,
     merge_heads,
     multi_head_forward,
     record_attention,
@@ -97,6 +98,7 @@ __all__ = [
     "hand_made_projections",
     # multi-head attention (notebook 04)
     "AttentionHead", "split_heads", "merge_heads", "multi_head_forward", "MultiHeadAttention",
+    "load_torch_weights",
     "MultiHeadFromHeads", "record_attention",
     # the transformer's layers and a translator (notebook 05)
     "SublayerConnection", "FeedForward", "PositionalEncoding", "EncoderLayer", "DecoderLayer",
@@ -114,7 +116,7 @@ __all__ = [
     "repeated_batch", "AttentionOnly", "train_induction", "head_scores", "ablated_attention",
     "ablate",
     # exercises, quizzes, progress, environment check
-    "check", "hint", "solution", "exercises_for", "answer", "ask", "progress", "doctor",
+    "check", "hint", "solution", "mine", "exercises_for", "answer", "ask", "progress", "doctor",
     "CourseError",
 ]
 

@@ -361,6 +361,20 @@ def _causal_reference(size: int, device: torch.device) -> Tensor:
     return causal_mask(size, device)
 
 
+def load_torch_weights(module: nn.Module, m: nn.MultiheadAttention) -> nn.Module:
+    """Give ``module`` — any module with ``W_Q``, ``W_K``, ``W_V`` and ``W_O`` as
+    ``nn.Linear(d_model, d_model)``, such as notebook 04's capstone — the weights of ``m``,
+    whose fused ``in_proj_weight`` holds W_Q, W_K and W_V as three blocks of rows."""
+    expect(isinstance(m, nn.MultiheadAttention) and m._qkv_same_embed_dim,
+           "load_torch_weights expects a plain torch.nn.MultiheadAttention.")
+    d = m.embed_dim
+    for i, name in enumerate(("W_Q", "W_K", "W_V")):
+        bias = None if m.in_proj_bias is None else m.in_proj_bias[i * d:(i + 1) * d]
+        _copy_linear(getattr(module, name), m.in_proj_weight[i * d:(i + 1) * d], bias)
+    _copy_linear(module.W_O, m.out_proj.weight, m.out_proj.bias)
+    return module
+
+
 def _copy_linear(linear: nn.Linear, weight: Tensor, bias: Tensor | None = None) -> None:
     """Copy a weight (and bias) into an ``nn.Linear`` of the same shape, without autograd."""
     with torch.no_grad():

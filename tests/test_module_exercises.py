@@ -14,13 +14,11 @@ from attncourse.instructor.transport import CallMode, evaluate, read_results, sa
 def test_the_capstone_equals_pytorchs_multi_head_attention():
     """The reference module of notebook 04's capstone is nn.MultiheadAttention, given the same
     weights (nn's fused in_proj holds W_Q, W_K, W_V as rows, each transposed)."""
+    import attncourse as ac
+
     torch.manual_seed(0)
     theirs = nn.MultiheadAttention(12, 3, batch_first=True)
-    ours = MultiHeadAttention(12, 3)
-    for i, layer in enumerate((ours.W_Q, ours.W_K, ours.W_V)):
-        layer.weight.data = theirs.in_proj_weight[12 * i:12 * (i + 1)].detach().clone()
-        layer.bias.data = theirs.in_proj_bias[12 * i:12 * (i + 1)].detach().clone()
-    ours.W_O.load_state_dict(theirs.out_proj.state_dict())
+    ours = ac.load_torch_weights(MultiHeadAttention(12, 3), theirs)
     x = torch.randn(2, 5, 12)
     causal = torch.ones(5, 5, dtype=torch.bool).tril()
     expected, _ = theirs(x, x, x, attn_mask=~causal)  # PyTorch's True = may *not* attend
@@ -75,3 +73,29 @@ def test_a_module_exercise_travels_to_a_graded_kernel_and_back(tmp_path):
                  tmp_path / "cases.pt", out, CallMode.NOW.value)
         results = read_results(out, len(cases), 0)
         assert judge(exercise, cases, results.outcomes).passed is passes
+
+
+def test_mine_hands_back_the_learners_part_once_it_passes(capsys, monkeypatch):
+    import attncourse as ac
+    from attncourse.exercises import learner
+    from attncourse.progress_file import NOWHERE
+
+    monkeypatch.setattr(learner, "_PASSED", {})  # as in a fresh kernel
+
+    assert ac.mine("multi_head_module") is MultiHeadAttention  # none passed yet: the course's
+    assert "the course's" in capsys.readouterr().out
+    ac.check("multi_head_module", MhaEinsum, recorder=NOWHERE)
+    assert ac.mine("multi_head_module") is MhaEinsum
+    assert "yours" in capsys.readouterr().out
+    ac.check("multi_head_module", nn.Linear, recorder=NOWHERE)  # a later version that fails
+    assert ac.mine("multi_head_module") is MultiHeadAttention
+
+
+def test_load_torch_weights_fills_any_module_with_the_four_projections():
+    import attncourse as ac
+
+    torch.manual_seed(1)
+    theirs = nn.MultiheadAttention(8, 2, batch_first=True)
+    x = torch.randn(1, 3, 8)
+    yours = ac.load_torch_weights(MhaEinsum(8, 2), theirs)
+    assert torch.allclose(yours(x), theirs(x, x, x)[0], atol=1e-6)

@@ -1,4 +1,5 @@
-"""What a learner calls in a notebook: ``check(id, fn)``, ``hint(id)`` and ``solution(id)``.
+"""What a learner calls in a notebook: ``check(id, fn)``, ``hint(id)``, ``solution(id)`` and
+``mine(id)`` (the learner's checked part, for later cells to build on).
 
 ``check`` runs the learner's function on the exercise's cases and judges it (:mod:`.engine`)
 in the learner's own kernel; each verdict, and each solution viewed, goes to a
@@ -25,6 +26,8 @@ from attncourse.frontend import verdict_box
 from attncourse.progress_file import TO_FILE
 
 _HINTS_SHOWN = {}
+#: the learner's function or class that last passed each exercise's check in this kernel
+_PASSED = {}
 
 
 class ShownResult(CheckResult):
@@ -53,7 +56,26 @@ def check(exercise_id, fn, recorder=TO_FILE):
         behaviour = judge_behaviour(exercise, run_cases(fn, exercise.behaviour.make_cases()))
         result = result if behaviour is None else behaviour
     recorder.exercise(exercise.id, result.passed)
+    if result.passed:
+        _PASSED[exercise.id] = fn
+    else:
+        _PASSED.pop(exercise.id, None)  # a version that fails replaces one that passed
     return _shown(result)
+
+
+def mine(exercise_id):
+    """The learner's version of a part — the function or class that passed
+    ``check(exercise_id, ...)`` in this kernel — or, until one has, the package's reference;
+    prints one line saying which, so later cells can build on the learner's own code and
+    still run for a learner who skipped the exercise."""
+    exercise = get(exercise_id)
+    if exercise is None:
+        raise KeyError(sentences.unknown_exercise(exercise_id, known_ids()))
+    if exercise.id in _PASSED:
+        print(sentences.using_yours(exercise))
+        return _PASSED[exercise.id]
+    print(sentences.using_the_reference(exercise))
+    return exercise.reference
 
 
 class Text:

@@ -185,3 +185,13 @@ def no_more_hints(exercise):
 
 
 SOLUTIONS_OFF = "Solutions are switched off in this assignment; `hint(...)` still helps."
+
+
+def using_yours(exercise):
+    return f"{exercise.function_name}: yours (it passed check({exercise.id!r}, ...) in this kernel)"
+
+
+def using_the_reference(exercise):
+    where = f"{exercise.reference.__module__}.{exercise.reference.__qualname__}"
+    return (f"{exercise.function_name}: the course's ({where}) — yours has not passed "
+            f"check({exercise.id!r}, ...) in this kernel yet")

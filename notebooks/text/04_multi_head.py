@@ -529,6 +529,21 @@ class MultiHeadAttention(nn.Module):
 check("multi_head_module", MultiHeadAttention)
 
 # %% [markdown]
+# Once it passes, it is yours to use: `ac.mine("multi_head_module")` hands back **your** class
+# (until it passes, the course's, and it says which). Given the weights of PyTorch's module
+# from section 7 (`ac.load_torch_weights` splits its fused projection into `W_Q`, `W_K` and
+# `W_V`), your module computes what PyTorch's does.
+
+# %%
+MyMultiHeadAttention = ac.mine("multi_head_module")
+yours = ac.load_torch_weights(MyMultiHeadAttention(256, 8), theirs).eval()
+with torch.no_grad():
+    expected, _ = theirs(x256, x256, x256, need_weights=False,
+                         attn_mask=ac.to_nn_mha_mask(causal))
+    print("equal to nn.MultiheadAttention:", torch.allclose(yours(x256, causal), expected,
+                                                            atol=1e-5))
+
+# %% [markdown]
 # ## Quiz
 
 # %% attncourse={"quiz": true}
