@@ -317,7 +317,7 @@ class GPT(nn.Module):
             for _ in range(c.num_layers))
         self.norm = nn.LayerNorm(c.d_model)
         self.head = nn.Linear(c.d_model, c.vocab_size, bias=False)
-        self.apply(_init_weights)
+        self.apply(init_weights)
         if c.tie_weights:
             self.head.weight = self.embed.weight  # one (vocab, d_model) matrix, used twice
 
@@ -354,8 +354,9 @@ class GPT(nn.Module):
         return sum(p.numel() for p in self.parameters())
 
 
-def _init_weights(module: nn.Module) -> None:
-    """GPT-2's initialisation: small normal weights (std 0.02), zero biases."""
+def init_weights(module: nn.Module) -> None:
+    """GPT-2's initialisation: small normal weights (std 0.02), zero biases; ``model.apply(
+    init_weights)`` gives any GPT — notebook 08's capstone too — the start gpt.GPT has."""
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, std=0.02)
     if isinstance(module, nn.Linear) and module.bias is not None:
@@ -526,5 +527,5 @@ def write(model: GPT, tokenizer: CharTokenizer | BytePairEncoding, prompt: str,
 
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
            "ngram_bits_per_char", "Positions", "POSITIONS", "GPTConfig", "GPT", "LMHistory",
-           "random_windows", "train_lm", "evaluate_loss", "position_losses", "next_token_probs",
-           "forward_cached", "generate", "write"]
+           "init_weights", "random_windows", "train_lm", "evaluate_loss", "position_losses",
+           "next_token_probs", "forward_cached", "generate", "write"]

@@ -170,10 +170,110 @@ def rotary_wrong_frequency(x, positions, base=10000.0):
     return torch.stack((x1 * a.cos() - x2 * a.sin(), x1 * a.sin() + x2 * a.cos()), -1).flatten(-2)
 
 
+# ------------------------------------------------------- capstone: block and model
+
+
+class _Attention(torch.nn.Module):
+    """Notebook 04's module, as a learner wrote it there."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.h = num_heads
+        self.W_Q, self.W_K, self.W_V, self.W_O = (torch.nn.Linear(d_model, d_model)
+                                                  for _ in range(4))
+
+    def forward(self, x, mask=None):
+        b, n, d = x.shape
+        q, k, v = (W(x).view(b, n, self.h, -1).transpose(1, 2)
+                   for W in (self.W_Q, self.W_K, self.W_V))
+        out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+        return self.W_O(out.transpose(1, 2).reshape(b, n, d))
+
+
+class BlockOk(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm_1, self.norm_2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attn = _Attention(d_model, num_heads)
+        self.feed_forward = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(),
+                                                torch.nn.Linear(d_ff, d_model))
+
+    def forward(self, x):
+        n = x.shape[1]
+        allowed = torch.arange(n)[:, None] >= torch.arange(n)[None, :]  # row sees cols <= row
+        x = x + self.attn(self.norm_1(x), allowed)
+        return x + self.feed_forward(self.norm_2(x))
+
+
+class BlockPostNorm(BlockOk):
+    def forward(self, x):
+        allowed = torch.ones(x.shape[1], x.shape[1], dtype=torch.bool).tril()
+        x = self.norm_1(x + self.attn(x, allowed))
+        return self.norm_2(x + self.feed_forward(x))
+
+
+class BlockNoMask(BlockOk):
+    def forward(self, x):
+        x = x + self.attn(self.norm_1(x))
+        return x + self.feed_forward(self.norm_2(x))
+
+
+class BlockLinearNames(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm_1, self.norm_2 = torch.nn.LayerNorm(d_model), torch.nn.LayerNorm(d_model)
+        self.attn = _Attention(d_model, num_heads)
+        self.w_1, self.w_2 = torch.nn.Linear(d_model, d_ff), torch.nn.Linear(d_ff, d_model)
+
+
+class GptOk(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.embed = torch.nn.Embedding(config.vocab_size, config.d_model)
+        self.position = torch.nn.Embedding(config.context, config.d_model)
+        self.blocks = torch.nn.ModuleList([BlockOk(config.d_model, config.num_heads,
+                                                   config.d_ff)
+                                           for _ in range(config.num_layers)])
+        self.norm = torch.nn.LayerNorm(config.d_model)
+        self.head = torch.nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.embed.weight = self.head.weight  # tied, the other way round
+
+    def forward(self, ids):
+        x = self.embed(ids) + self.position.weight[:ids.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+
+class GptUntied(GptOk):
+    def __init__(self, config):
+        super().__init__(config)
+        self.head = torch.nn.Linear(config.d_model, config.vocab_size, bias=False)
+
+
+class GptNoFinalNorm(GptOk):
+    def forward(self, ids):
+        x = self.embed(ids) + self.position.weight[:ids.shape[1]]
+        for block in self.blocks:
+            x = block(x)
+        return self.head(x)
+
+
+class GptPositionsOfIds(GptOk):
+    def forward(self, ids):
+        x = self.embed(ids) + self.position(ids)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))
+
+
 CORRECT = {
     "next_token_loss": [loss_ok_transpose, loss_ok_nll, loss_ok_reshape],
     "next_token_probs": [probs_ok_sort, probs_ok_scatter],
     "apply_rotary": [rotary_ok_complex, rotary_ok_matrix],
+    "gpt_block": [BlockOk],
+    "gpt_model": [GptOk],
 }
 WRONG = {
     "next_token_loss": {
@@ -196,5 +296,15 @@ WRONG = {
         rotary_minus_sign: "clockwise",
         rotary_cat_halves: "concatenated",
         rotary_wrong_frequency: "frequency_i_over_d",
+    },
+    "gpt_block": {
+        BlockPostNorm: "post_norm",
+        BlockNoMask: "no_causal_mask",
+        BlockLinearNames: "parameters_do_not_fit",
+    },
+    "gpt_model": {
+        GptUntied: "untied_head",
+        GptNoFinalNorm: "no_final_norm",
+        GptPositionsOfIds: "positions_from_token_ids",
     },
 }

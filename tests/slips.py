@@ -1162,7 +1162,155 @@ class mha_dropout_layer_norm(_Mha):
         self.norm = torch.nn.LayerNorm(d_model)
 
 
+# ------------------------------------------------------------ gpt_block, gpt_model
+
+
+class _Block(torch.nn.Module):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm_1 = torch.nn.LayerNorm(d_model)
+        self.attn = _Mha(d_model, num_heads)
+        self.norm_2 = torch.nn.LayerNorm(d_model)
+        self.feed_forward = torch.nn.Sequential(
+            torch.nn.Linear(d_model, d_ff), torch.nn.ReLU(), torch.nn.Linear(d_ff, d_model))
+
+    def mask(self, x):
+        return torch.tril(torch.ones(x.size(1), x.size(1))).bool()
+
+
+class _MhaForward(_Mha):
+    def forward(self, x, mask=None):
+        q, k, v = self.split(self.W_Q(x)), self.split(self.W_K(x)), self.split(self.W_V(x))
+        out = self.attend(q, k, v, mask, q.shape[-1] ** 0.5)
+        return self.W_O(out.transpose(1, 2).reshape(x.shape))
+
+
+class block_triu(_Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.attn = _MhaForward(d_model, num_heads)
+
+    def forward(self, x):
+        m = torch.triu(torch.ones(x.size(1), x.size(1))).bool()
+        x = x + self.attn(self.norm_1(x), m)
+        return x + self.feed_forward(self.norm_2(x))
+
+
+class block_drops_attention_residual(block_triu):
+    def forward(self, x):
+        x = self.attn(self.norm_1(x), self.mask(x))
+        return x + self.feed_forward(self.norm_2(x))
+
+
+class block_norms_swapped(block_triu):
+    def forward(self, x):
+        x = x + self.attn(self.norm_2(x), self.mask(x))
+        return x + self.feed_forward(self.norm_1(x))
+
+
+class block_ff_on_raw_x(block_triu):
+    def forward(self, x):
+        x = x + self.attn(self.norm_1(x), self.mask(x))
+        return x + self.feed_forward(x)
+
+
+class block_gelu(block_triu):
+    def forward(self, x):
+        x = x + self.attn(self.norm_1(x), self.mask(x))
+        h = self.norm_2(x)
+        return x + self.feed_forward[2](F.gelu(self.feed_forward[0](h)))
+
+
+class block_mask_size_fixed(block_triu):
+    def forward(self, x):
+        m = torch.tril(torch.ones(5, 5)).bool()  # the notebook's seq
+        x = x + self.attn(self.norm_1(x), m)
+        return x + self.feed_forward(self.norm_2(x))
+
+
+class _Gpt(torch.nn.Module):
+    def __init__(self, config):
+        super().__init__()
+        self.config = config
+        self.embed = torch.nn.Embedding(config.vocab_size, config.d_model)
+        self.position = torch.nn.Embedding(config.context, config.d_model)
+        self.blocks = torch.nn.ModuleList(
+            block_triu(config.d_model, config.num_heads, config.d_ff)
+            for _ in range(config.num_layers))
+        for block in self.blocks:
+            block.forward = _causal_forward(block)
+        self.norm = torch.nn.LayerNorm(config.d_model)
+        self.head = torch.nn.Linear(config.d_model, config.vocab_size, bias=False)
+        self.head.weight = self.embed.weight
+
+    def body(self, x):
+        for block in self.blocks:
+            x = block(x)
+        return x
+
+
+def _causal_forward(block):
+    def forward(x):
+        x = x + block.attn(block.norm_1(x), block.mask(x))
+        return x + block.feed_forward(block.norm_2(x))
+    return forward
+
+
+class gpt_last_position_only(_Gpt):
+    def forward(self, ids):
+        x = self.embed(ids) + self.position(torch.arange(ids.size(1)))
+        return self.head(self.norm(self.body(x)))[:, -1]
+
+
+class gpt_probabilities(_Gpt):
+    def forward(self, ids):
+        x = self.embed(ids) + self.position(torch.arange(ids.size(1)))
+        return F.softmax(self.head(self.norm(self.body(x))), dim=-1)
+
+
+class gpt_positions_whole_context(_Gpt):
+    def forward(self, ids):
+        x = self.embed(ids) + self.position.weight  # every position of the context
+        return self.head(self.norm(self.body(x)))
+
+
+class gpt_norm_before_blocks(_Gpt):
+    def forward(self, ids):
+        x = self.norm(self.embed(ids) + self.position(torch.arange(ids.size(1))))
+        return self.head(self.body(x))
+
+
+class gpt_sqrt_d_model(_Gpt):
+    def forward(self, ids):
+        x = self.embed(ids) * self.config.d_model ** 0.5
+        x = x + self.position(torch.arange(ids.size(1)))
+        return self.head(self.norm(self.body(x)))
+
+
+class gpt_head_with_bias(_Gpt):
+    def __init__(self, config):
+        super().__init__(config)
+        self.head = torch.nn.Linear(config.d_model, config.vocab_size)
+        self.head.weight = self.embed.weight
+
+
 SECOND_ROUND = {
+    "gpt_block": {
+        block_triu: "mask_upside_down",
+        block_drops_attention_residual: "no_attention_residual",
+        block_norms_swapped: None,
+        block_ff_on_raw_x: None,
+        block_gelu: "gelu_not_relu",
+        block_mask_size_fixed: None,
+    },
+    "gpt_model": {
+        gpt_last_position_only: None,
+        gpt_probabilities: "softmax_on_logits",
+        gpt_positions_whole_context: None,
+        gpt_norm_before_blocks: None,
+        gpt_sqrt_d_model: "embeddings_scaled",
+        gpt_head_with_bias: "parameters_do_not_fit",
+    },
     "multi_head_module": {
         mha_scale_whole_width: "scaled_by_d_model",
         mha_returns_concat: "no_output_projection",

@@ -87,6 +87,9 @@ class Exercise:
     #: function with the notebook's stub signature, self-contained so that it runs when pasted
     #: into the notebook (see :mod:`attncourse.exercises.solutions`)
     solution: Optional[Callable] = None
+    #: earlier exercises whose part the solution builds on, by id: the notebook binds each
+    #: learner name to ``mine(id)`` before this exercise (e.g. a Block's MultiHeadAttention)
+    uses: tuple = ()
 
     @property
     def function_name(self):

@@ -60,11 +60,25 @@ def run_module(cls, sizes, state, *inputs):
                                for w, g in zip(wanted, grads)))
 
 
+def _as_if_trained(state, generator):
+    """``state`` with seeded noise on every floating-point tensor, so that no two layers are
+    alike (fresh layer norms all hold ones and zeros: a slip that swaps them would not show);
+    a tensor stored under two names (tied weights) stays one tensor."""
+    moved = {}
+    for tensor in state.values():
+        if tensor.is_floating_point() and tensor.data_ptr() not in moved:
+            noise = torch.randn(tensor.shape, generator=generator, dtype=tensor.dtype)
+            moved[tensor.data_ptr()] = tensor + 0.1 * noise
+    return {k: moved.get(v.data_ptr(), v).detach().clone() if v.is_floating_point() else
+            v.detach().clone() for k, v in state.items()}
+
+
 def module_case(label, reference_class, sizes, inputs, seed=0):
     """A case that builds the learner's class with ``sizes`` and the weights of
-    ``reference_class(**sizes)`` made with ``seed``."""
+    ``reference_class(**sizes)`` made with ``seed``, moved as if by training."""
     torch.manual_seed(seed)
-    state = {k: v.detach().clone() for k, v in reference_class(**sizes).state_dict().items()}
+    state = reference_class(**sizes).state_dict()
+    state = _as_if_trained(state, torch.Generator().manual_seed(seed))
     return Case(label, (sizes, state, *inputs), through=run_module)
 
 

@@ -10,7 +10,9 @@ from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
-from attncourse.gpt import next_token_loss, next_token_probs
+from attncourse.exercises.modules import module_case
+from attncourse.exercises.modules import output_names as module_output_names
+from attncourse.gpt import GPTConfig, next_token_loss, next_token_probs
 from attncourse.rope import apply_rotary
 
 NOTEBOOK = find("08")
@@ -389,3 +391,202 @@ APPLY_ROTARY = Exercise(
 
 #: this notebook's exercises, in the order the notebook asks for them
 EXERCISES = [NEXT_TOKEN_LOSS, APPLY_ROTARY, NEXT_TOKEN_PROBS]
+
+# ----------------------------------------------------- capstone: a GPT from your parts
+
+
+def _block_cases():
+    reference = solutions.Block
+    return [
+        module_case("d_model 8, 2 heads, d_ff 16; batch 2, seq 5", reference,
+                    {"d_model": 8, "num_heads": 2, "d_ff": 16},
+                    (seeded_randn(2, 5, 8, seed=200),), seed=201),
+        module_case("d_model 12, 3 heads, d_ff 20; batch 1, seq 7", reference,
+                    {"d_model": 12, "num_heads": 3, "d_ff": 20},
+                    (seeded_randn(1, 7, 12, seed=202) * 2,), seed=203),
+    ]
+
+
+def _block_with(attn_input="norm", residual_attn=True, residual_ff=True, mask="causal",
+                second_norm="norm_2", post_norm=False, activation=torch.relu):
+    """The block with one step changed: what attention reads, a residual dropped, the mask,
+    which norm comes before the feed-forward, norm after the sum, the activation."""
+    class Wrong(solutions.Block):
+        def forward(self, x):
+            seq = x.size(1)
+            full = torch.ones(seq, seq, dtype=torch.bool)
+            causal = {"causal": full.tril(), "none": None, "upper": full.triu()}[mask]
+            if post_norm:
+                x = self.norm_1(x + self.attn(x, causal))
+                return self.norm_2(x + self.feed_forward(x))
+            h = x if attn_input == "raw" else self.norm_1(x)
+            a = self.attn(h, causal)
+            x = (h if attn_input == "residual_of_norm" else x) + a if residual_attn else a
+            ff = self.feed_forward[2](activation(self.feed_forward[0](
+                getattr(self, second_norm)(x))))
+            return x + ff if residual_ff else ff
+    return Wrong
+
+
+class _TwoReLUBlock(solutions.Block):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.feed_forward = torch.nn.Sequential(torch.nn.Linear(d_model, d_ff),
+                                                torch.nn.Linear(d_ff, d_model))
+
+
+GPT_BLOCK = Exercise(
+    id="gpt_block",
+    title="Capstone: a GPT block",
+    notebook=NOTEBOOK,
+    signature="class Block(nn.Module): __init__(d_model, num_heads, d_ff) with norm_1, attn, "
+              "norm_2, feed_forward; forward(x (batch, seq, d_model)) -> (batch, seq, d_model)",
+    reference=solutions.Block,
+    solution=solutions.Block,
+    learner_name="Block",
+    uses=("multi_head_module",),
+    make_cases=_block_cases,
+    output_names=module_output_names(solutions.Block, {"d_model": 8, "num_heads": 2,
+                                                       "d_ff": 16}, ["x"]),
+    varied=0,
+    hints=[
+        "Two sublayers, each pre-norm with a residual around it: normalise, transform, add back "
+        "what came in. First masked self-attention, then the position-wise feed-forward.",
+        "norm_1 and norm_2 are LayerNorms of d_model; attn is your MultiHeadAttention from "
+        "notebook 04, called on the normalised x with a (seq, seq) causal mask built from "
+        "torch.ones(...).tril(); feed_forward is an nn.Sequential: widen, ReLU, narrow.",
+        "Add the residual to the x that came in, not to its normalised copy; keep the norm "
+        "before each sublayer (pre-norm), not after the sum; and mind the mask: True on and "
+        "below the diagonal means a position sees itself and what came before.",
+    ],
+    mistakes=[
+        Mistake("no_causal_mask", "attention runs without the causal mask, so every position "
+                "sees the tokens after it — the very tokens it must predict. Pass a (seq, seq) "
+                "mask, True on and below the diagonal.", _block_with(mask="none")),
+        Mistake("mask_upside_down", "the mask lets each position see the *later* positions "
+                "(triu): the causal mask is True on and below the diagonal, tril().",
+                _block_with(mask="upper")),
+        Mistake("no_attention_residual", "attention's output replaces x instead of being added "
+                "to it: x = x + self.attn(...).", _block_with(residual_attn=False)),
+        Mistake("no_feed_forward_residual", "the feed-forward's output replaces x instead of "
+                "being added to it: return x + self.feed_forward(...).",
+                _block_with(residual_ff=False)),
+        Mistake("residual_of_the_norm", "the residual adds attention's output to the "
+                "normalised x; add it to the x that came in: x + attn(norm_1(x)).",
+                _block_with(attn_input="residual_of_norm")),
+        Mistake("no_norm_before_attention", "attention reads x as it came in: normalise it "
+                "first, self.attn(self.norm_1(x), mask) (pre-norm).",
+                _block_with(attn_input="raw")),
+        Mistake("norm_1_twice", "norm_1 is used before both sublayers, so norm_2 is never used "
+                "(its gradient is zero): the feed-forward reads self.norm_2(x).",
+                _block_with(second_norm="norm_1")),
+        Mistake("post_norm", "the norms come after each sum (post-norm, the 2017 paper's "
+                "order); this block is pre-norm: x + sublayer(norm(x)), so the residual path "
+                "stays a clean sum.", _block_with(post_norm=True)),
+        Mistake("gelu_not_relu", "the feed-forward uses GELU; this block's is ReLU, "
+                "nn.ReLU() between the two linear layers.",
+                _block_with(activation=torch.nn.functional.gelu)),
+        Mistake("parameters_do_not_fit", "the check gives your block the reference's weights "
+                "by name: norm_1, attn (W_Q, W_K, W_V, W_O), norm_2 and feed_forward as "
+                "nn.Sequential(Linear, ReLU, Linear) — so its layers are feed_forward.0 and "
+                "feed_forward.2.", raises=r"parameters do not fit"),
+    ],
+)
+
+
+def _gpt_cases():
+    reference = solutions.GPT
+    small = GPTConfig(vocab_size=11, context=8, d_model=8, num_heads=2, num_layers=2, d_ff=16,
+                      positions="learned")
+    other = GPTConfig(vocab_size=7, context=6, d_model=12, num_heads=3, num_layers=1, d_ff=20,
+                      positions="learned")
+    ids = torch.randint(0, 11, (2, 5), generator=torch.Generator().manual_seed(210))
+    full = torch.randint(0, 7, (1, 6), generator=torch.Generator().manual_seed(211))
+    return [module_case("vocab 11, context 8, 2 layers; batch 2, seq 5", reference,
+                        {"config": small}, (ids,), seed=212),
+            module_case("vocab 7, context 6, 1 layer; batch 1, the whole context", reference,
+                        {"config": other}, (full,), seed=213)]
+
+
+def _gpt_with(positions=lambda ids: torch.arange(ids.size(1)), final_norm=True,
+              scale=lambda config: 1.0, finish=lambda logits: logits, tie=True,
+              from_ids=False):
+    """The model with one step changed: which positions, the final norm, embeddings scaled,
+    what the logits become, the output layer untied, positions read from the ids."""
+    class Wrong(solutions.GPT):
+        def __init__(self, config):
+            super().__init__(config)
+            if not tie:
+                self.head = torch.nn.Linear(config.d_model, config.vocab_size, bias=False)
+
+        def forward(self, ids):
+            where = ids if from_ids else positions(ids)
+            x = self.embed(ids) * scale(self.config)
+            x = x if where is None else x + self.position(where)
+            for block in self.blocks:
+                x = block(x)
+            return finish(self.head(self.norm(x) if final_norm else x))
+    return Wrong
+
+
+class _OneBlockRepeated(solutions.GPT):
+    def __init__(self, config):
+        super().__init__(config)
+        block = solutions.Block(config.d_model, config.num_heads, config.d_ff)
+        self.blocks = torch.nn.ModuleList([block] * config.num_layers)
+
+
+GPT_MODEL = Exercise(
+    id="gpt_model",
+    title="Capstone: the GPT",
+    notebook=NOTEBOOK,
+    signature="class GPT(nn.Module): __init__(config) with embed, position, blocks, norm, head "
+              "(tied to embed); forward(ids (batch, seq)) -> (batch, seq, vocab_size) logits",
+    reference=solutions.GPT,
+    solution=solutions.GPT,
+    learner_name="GPT",
+    uses=("gpt_block",),
+    make_cases=_gpt_cases,
+    output_names=module_output_names(solutions.GPT, {"config": GPTConfig(
+        vocab_size=11, context=8, d_model=8, num_heads=2, num_layers=2, d_ff=16,
+        positions="learned")}, []),
+    varied=0,
+    hints=[
+        "Token vectors plus position vectors, then the blocks one after another, then a final "
+        "layer norm, then scores for every token of the vocabulary — the same matrix as the "
+        "token embedding, used a second time.",
+        "nn.Embedding for embed (vocab_size × d_model) and position (context × d_model); an "
+        "nn.ModuleList of config.num_layers Blocks; nn.LayerNorm for norm; a bias-free "
+        "nn.Linear for head, then make head.weight the very same Parameter as embed.weight.",
+        "Position vectors are looked up by position, torch.arange(seq), not by token id; each "
+        "block is a new Block (a list of one block repeated shares its weights); the logits are "
+        "returned as they are, no softmax.",
+    ],
+    mistakes=[
+        Mistake("untied_head", "head has its own matrix: tie it to the embedding, "
+                "self.head.weight = self.embed.weight, so one (vocab, d_model) matrix reads and "
+                "writes tokens (and gets both gradients).", _gpt_with(tie=False)),
+        Mistake("no_final_norm", "the final layer norm is missing: head(norm(x)), after the "
+                "last block.", _gpt_with(final_norm=False)),
+        Mistake("no_positions", "no position vectors are added, so the model cannot tell "
+                "where a token is: x = embed(ids) + position(torch.arange(seq)).",
+                _gpt_with(positions=lambda ids: None)),
+        Mistake("positions_from_one", "positions are numbered from 1; the first position is 0: "
+                "torch.arange(seq).", _gpt_with(positions=lambda ids: torch.arange(1, ids.size(1) + 1))),
+        Mistake("positions_from_token_ids", "the position table is read with the token ids; "
+                "it is read with the positions, torch.arange(seq).", _gpt_with(from_ids=True)),
+        Mistake("embeddings_scaled", "the token vectors are multiplied by √d_model (the "
+                "Annotated Transformer's habit); this GPT adds them as they are.",
+                _gpt_with(scale=lambda config: math.sqrt(config.d_model))),
+        Mistake("softmax_on_logits", "forward returns probabilities: the loss "
+                "(cross-entropy) takes the logits as they are, so return head(norm(x)).",
+                _gpt_with(finish=lambda logits: logits.softmax(-1))),
+        Mistake("one_block_repeated", "the same block object is repeated, so every layer shares "
+                "one set of weights: build a new Block for each layer.", _OneBlockRepeated),
+        Mistake("parameters_do_not_fit", "the check gives your model the reference's weights "
+                "by name: embed, position, blocks (each a Block), norm and head, with head "
+                "tied to embed and without a bias.", raises=r"parameters do not fit"),
+    ],
+)
+
+EXERCISES += [GPT_BLOCK, GPT_MODEL]

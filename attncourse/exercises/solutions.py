@@ -247,6 +247,51 @@ def apply_rotary(x, positions, base=10000.0):
     return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # (..., seq, d)
 
 
+class Block(nn.Module):
+    """A GPT block, pre-norm: x + attn(norm_1(x)) under the causal mask, then
+    x + feed_forward(norm_2(x)); attn is notebook 04's MultiHeadAttention, feed_forward is
+    nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        self.norm_1 = nn.LayerNorm(d_model)
+        self.attn = MultiHeadAttention(d_model, num_heads)
+        self.norm_2 = nn.LayerNorm(d_model)
+        self.feed_forward = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(),
+                                          nn.Linear(d_ff, d_model))
+
+    def forward(self, x):
+        seq = x.size(1)
+        causal = torch.ones(seq, seq, dtype=torch.bool, device=x.device).tril()  # (seq, seq)
+        x = x + self.attn(self.norm_1(x), causal)  # (batch, seq, d_model): no peeking ahead
+        return x + self.feed_forward(self.norm_2(x))  # (batch, seq, d_model)
+
+
+class GPT(nn.Module):
+    """A GPT from a gpt.GPTConfig: embed (token vectors) + position (learned, one per
+    position), config.num_layers Blocks, a final LayerNorm norm, and head, a bias-free
+    nn.Linear(d_model, vocab_size) tied to embed; forward(ids (batch, seq)) -> logits
+    (batch, seq, vocab_size)."""
+
+    def __init__(self, config):
+        super().__init__()
+        self.config = c = config
+        self.embed = nn.Embedding(c.vocab_size, c.d_model)
+        self.position = nn.Embedding(c.context, c.d_model)
+        self.blocks = nn.ModuleList(Block(c.d_model, c.num_heads, c.d_ff)
+                                    for _ in range(c.num_layers))
+        self.norm = nn.LayerNorm(c.d_model)
+        self.head = nn.Linear(c.d_model, c.vocab_size, bias=False)
+        self.head.weight = self.embed.weight  # tied: one (vocab, d_model) matrix, used twice
+
+    def forward(self, ids):
+        positions = torch.arange(ids.size(1), device=ids.device)  # (seq,)
+        x = self.embed(ids) + self.position(positions)  # (batch, seq, d_model)
+        for block in self.blocks:
+            x = block(x)
+        return self.head(self.norm(x))  # (batch, seq, vocab_size)
+
+
 # ------------------------------------------------------------- 10 induction heads
 
 

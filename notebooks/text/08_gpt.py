@@ -792,6 +792,87 @@ else:
           "GPU this cell trains a 4.8-million-parameter GPT for 2,000 steps and writes with it.")
 
 # %% [markdown]
+# ## 13 · Capstone: your GPT
+#
+# Everything `gpt.GPT` does, you have now seen. Time to write it — a GPT made of your own parts,
+# as in Karpathy's *Let's build GPT*: notebook 04's `MultiHeadAttention`, a block, the model.
+# Each check builds your class and the course's with the same sizes, gives yours the course's
+# weights **by name**, and compares the output *and the gradient of every weight*.
+#
+# First the attention. `ac.mine("multi_head_module")` hands back your class from notebook 04
+# once it has passed its check *in this kernel* — paste it in a cell above and run
+# `check("multi_head_module", MultiHeadAttention)` — and the course's until then (it says which).
+
+# %%
+MultiHeadAttention = ac.mine("multi_head_module")
+
+# %% [markdown]
+# **Exercise `gpt_block`.** A block is two sublayers, each pre-norm with a residual around it
+# (notebook 05): `x + attn(norm_1(x))` under the causal mask, then
+# `x + feed_forward(norm_2(x))`. Name the parts as the docstring does — the check loads
+# weights by these names.
+
+# %% attncourse={"exercise": "gpt_block"} tags=["exercise"]
+class Block(nn.Module):
+    """A GPT block, pre-norm: x + attn(norm_1(x)) under the causal mask, then
+    x + feed_forward(norm_2(x)); attn is notebook 04's MultiHeadAttention, feed_forward is
+    nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))."""
+
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__()
+        raise NotImplementedError  # replace this line with your code
+
+    def forward(self, x):
+        raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("gpt_block", Block)
+
+# %% [markdown]
+# **Exercise `gpt_model`.** The model: token vectors plus learned position vectors, your blocks,
+# a final layer norm, and an output layer **tied** to the token embedding (one matrix reads
+# tokens in and scores them out, as in section 5). It takes a `gpt.GPTConfig` and keeps it as
+# `self.config`, so `gpt.train_lm` and `gpt.write` can drive it.
+
+# %% attncourse={"exercise": "gpt_model"} tags=["exercise"]
+class GPT(nn.Module):
+    """A GPT from a gpt.GPTConfig: embed (token vectors) + position (learned, one per
+    position), config.num_layers Blocks, a final LayerNorm norm, and head, a bias-free
+    nn.Linear(d_model, vocab_size) tied to embed; forward(ids (batch, seq)) -> logits
+    (batch, seq, vocab_size)."""
+
+    def __init__(self, config):
+        super().__init__()
+        raise NotImplementedError  # replace this line with your code
+
+    def forward(self, ids):
+        raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("gpt_model", GPT)
+
+# %% [markdown]
+# Now train **your** model — or, until both checks pass, the course's (`ac.mine` says which) —
+# on the stories, with GPT-2's initialisation (`gpt.init_weights`, what `gpt.GPT` starts
+# from): a short run of 150 steps on 64-character windows (section 8 trained 300 steps on 128),
+# with learned positions instead of rotary. Given the same weights your model computes what
+# `gpt.GPT` with learned positions does; trained from three seeds each, the two land between
+# 2.0 and 2.4 nats of validation loss at this budget — the spread is the seed's, not the code's.
+
+# %%
+MyGPT = ac.mine("gpt_model")
+torch.manual_seed(0)
+yours = MyGPT(gpt.GPTConfig(len(tok), context=64, d_model=64, num_heads=4, num_layers=2,
+                            d_ff=256, positions="learned"))
+yours.apply(gpt.init_weights)
+your_history = gpt.train_lm(yours, train_ids, val_ids, steps=150, batch_size=16, lr=1e-2,
+                            warmup=15)
+print(f"validation: {gpt.bits_per_char(your_history.val_losses[-1]):.3f} bits per character")
+show_text(gpt.write(yours, tok, "Once upon a time,", 200, temperature=0.8, use_cache=False))
+
+# %% [markdown]
 # ## Quiz
 
 # %% attncourse={"quiz": true}
