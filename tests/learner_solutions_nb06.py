@@ -148,10 +148,47 @@ def cls_forgotten(tokens, cls_token, positions):
     return tokens + positions[:, 1:, :]
 
 
+# ------------------------------------------------------------------ vit_forward
+
+
+def vit_ok_modules(model, images):
+    x = model.patch_embed(images)  # the model's own embedding: the same function
+    cls = model.cls_token.repeat(x.shape[0], 1, 1)
+    x = model.encoder(torch.cat((cls, x), 1) + model.positions, None)
+    return model.head(x[:, 0, :])
+
+
+def vit_ok_unfold(model, images):
+    p = model.patch_embed.patch_size
+    patches = F.unfold(images, p, stride=p).transpose(1, 2)  # (batch, n, C·p·p)
+    x = F.linear(patches, model.patch_embed.proj.weight, model.patch_embed.proj.bias)
+    x = torch.cat([model.cls_token.expand(len(x), -1, -1), x], dim=1) + model.positions
+    return model.head(model.encoder(x, None)[:, :1]).squeeze(1)
+
+
+def vit_pooled(model, images):
+    x = model.patch_embed(images)
+    x = torch.cat([model.cls_token.expand(len(x), -1, -1), x], dim=1) + model.positions
+    return model.head(model.encoder(x, None).mean(1))
+
+
+def vit_no_positions(model, images):
+    x = model.patch_embed(images)
+    x = torch.cat([model.cls_token.expand(len(x), -1, -1), x], dim=1)
+    return model.head(model.encoder(x, None)[:, 0])
+
+
+def vit_probabilities(model, images):
+    x = model.patch_embed(images)
+    x = torch.cat([model.cls_token.expand(len(x), -1, -1), x], dim=1) + model.positions
+    return F.softmax(model.head(model.encoder(x, None)[:, 0]), dim=-1)
+
+
 CORRECT = {
     "patchify": [patchify_unfold, patchify_tensor_unfold, patchify_loops],
     "embed_patches": [embed_linear, embed_conv_module, embed_einsum],
     "add_class_token_and_positions": [cls_ok_repeat, cls_ok_pad],
+    "vit_forward": [vit_ok_modules, vit_ok_unfold],
 }
 WRONG = {
     "patchify": {
@@ -175,5 +212,10 @@ WRONG = {
         cls_positions_first: "positions_before_class_token",
         cls_positions_skip_cls: "class_token_without_position",
         cls_forgotten: "no_class_token",
+    },
+    "vit_forward": {
+        vit_pooled: "mean_of_tokens",
+        vit_no_positions: "no_positions",
+        vit_probabilities: "softmax_on_scores",
     },
 }

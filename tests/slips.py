@@ -1294,7 +1294,55 @@ class gpt_head_with_bias(_Gpt):
         self.head.weight = self.embed.weight
 
 
+# ------------------------------------------------------------------ vit_forward
+
+
+def _tokens(model, images):
+    x = model.patch_embed(images)
+    return torch.cat([model.cls_token.expand(x.size(0), -1, -1), x], dim=1)
+
+
+def vit_head_on_first_patch(model, images):
+    return model.head(model.encoder(_tokens(model, images) + model.positions, None)[:, 1])
+
+
+def vit_positions_after_encoder(model, images):
+    return model.head((model.encoder(_tokens(model, images), None) + model.positions)[:, 0])
+
+
+def vit_skips_final_state(model, images):
+    x = _tokens(model, images) + model.positions
+    return model.head(x[:, 0])
+
+
+def vit_max_pool(model, images):
+    x = model.encoder(_tokens(model, images) + model.positions, None)
+    return model.head(x.max(dim=1).values)
+
+
+def vit_batch_of_one_squeeze(model, images):
+    x = model.encoder(_tokens(model, images) + model.positions, None)
+    return model.head(x[:, 0]).squeeze()
+
+
+def vit_flat_patches_wrong_order(model, images):
+    p = model.patch_embed.patch_size
+    b, c, h, w = images.shape
+    patches = images.reshape(b, -1, c * p * p)  # not patches: rows of pixels
+    x = model.patch_embed.proj(patches)
+    x = torch.cat([model.cls_token.expand(b, -1, -1), x], dim=1) + model.positions
+    return model.head(model.encoder(x, None)[:, 0])
+
+
 SECOND_ROUND = {
+    "vit_forward": {
+        vit_head_on_first_patch: "first_patch",
+        vit_positions_after_encoder: "positions_after_encoder",
+        vit_skips_final_state: "no_encoder",
+        vit_max_pool: "max_of_tokens",
+        vit_batch_of_one_squeeze: None,
+        vit_flat_patches_wrong_order: None,
+    },
     "gpt_block": {
         block_triu: "mask_upside_down",
         block_drops_attention_residual: "no_attention_residual",

@@ -7,7 +7,7 @@ import torch.nn.functional as F
 from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
-from attncourse.vit import add_class_token_and_positions, embed_patches, patchify
+from attncourse.vit import ViT, ViTConfig, add_class_token_and_positions, embed_patches, patchify
 
 NOTEBOOK = find("06")
 
@@ -282,3 +282,117 @@ ADD_CLASS_TOKEN_AND_POSITIONS = Exercise(
 
 #: this notebook's exercises, in the order the notebook asks for them
 EXERCISES = [PATCHIFY, EMBED_PATCHES, ADD_CLASS_TOKEN_AND_POSITIONS]
+
+# ------------------------------------------------ capstone: the ViT's forward pass
+
+
+def _vit(seed, **sizes):
+    """A small ViT with weights moved from their start (the class token starts at zero, where
+    a slip that drops it would not show)."""
+    torch.manual_seed(seed)
+    model = ViT(ViTConfig(**sizes)).eval()
+    with torch.no_grad():
+        for p in model.parameters():
+            p.add_(0.1 * torch.randn(p.shape, generator=torch.Generator().manual_seed(seed)))
+    return model
+
+
+def _vit_cases():
+    return [
+        Case("8×8 grey images, 2×2 patches, d_model 8, 2 heads, 1 layer, 3 classes",
+             (_vit(220, image_size=8, patch_size=2, d_model=8, num_heads=2, num_layers=1,
+                   d_ff=16, num_classes=3), seeded_randn(2, 1, 8, 8, seed=221))),
+        Case("12×12 colour images, 4×4 patches, d_model 12, 3 heads, 2 layers, 5 classes",
+             (_vit(222, image_size=12, patch_size=4, in_channels=3, d_model=12, num_heads=3,
+                   num_layers=2, d_ff=24, num_classes=5), seeded_randn(3, 3, 12, 12, seed=223))),
+        Case("a batch of one image", (_vit(224, image_size=8, patch_size=4, d_model=8,
+                                           num_heads=2, num_layers=1, d_ff=16, num_classes=4),
+                                      seeded_randn(1, 1, 8, 8, seed=225))),
+    ]
+
+
+def _vit_with(read=lambda x: x[:, 0], positions=True, cls_first=True, encoder=True,
+              finish=lambda scores: scores):
+    """The forward pass with one step changed: which state the head reads, the positions,
+    where the class token goes, the encoder, what the scores become."""
+    def forward(model, images):
+        tokens = model.patch_embed(images)  # (batch, n, d_model)
+        cls = model.cls_token.expand(tokens.size(0), 1, tokens.size(2))
+        x = torch.cat([cls, tokens] if cls_first else [tokens, cls], dim=1)
+        x = x + model.positions if positions else x
+        x = model.encoder(x, None) if encoder else x
+        return finish(model.head(read(x)))
+    return forward
+
+
+def _positions_after_encoder(model, images):
+    tokens = model.patch_embed(images)
+    x = torch.cat([model.cls_token.expand(tokens.size(0), 1, tokens.size(2)), tokens], dim=1)
+    return model.head((model.encoder(x, None) + model.positions)[:, 0])
+
+
+def _patches_only(model, images):
+    tokens = model.patch_embed(images)
+    x = model.encoder(tokens + model.positions[:, 1:], None)
+    return model.head(x.mean(dim=1))
+
+
+VIT_FORWARD = Exercise(
+    id="vit_forward",
+    title="Capstone: the ViT's forward pass",
+    notebook=NOTEBOOK,
+    signature="vit_forward(model, images (batch, C, H, W)) -> (batch, num_classes) class scores",
+    reference=ViT.class_scores,
+    solution=solutions.vit_forward,
+    learner_name="vit_forward",
+    uses=("embed_patches", "add_class_token_and_positions"),
+    make_cases=_vit_cases,
+    varied=0,
+    hints=[
+        "Four steps, the ViT's picture read left to right: pixels to patch tokens, the class "
+        "token in front and the positions added, the encoder over every token, then the head "
+        "reads one state only.",
+        "Your embed_patches takes the weight and bias of the linear layer inside "
+        "model.patch_embed, and its patch_size; your add_class_token_and_positions takes the "
+        "model's class token and position table; the model's encoder, called with no mask, runs "
+        "the layers and the final norm.",
+        "The head reads the class token's final state, row 0 — not the mean of all tokens, "
+        "and not the last row; and the scores are returned as they are (cross-entropy applies "
+        "the softmax itself).",
+    ],
+    mistakes=[
+        Mistake("mean_of_tokens", "the head reads the mean of every token's final state; "
+                "this ViT reads the class token's alone, x[:, 0].",
+                _vit_with(read=lambda x: x.mean(dim=1))),
+        Mistake("last_token", "the head reads the last token, a patch; the class token is row "
+                "0: x[:, 0].", _vit_with(read=lambda x: x[:, -1])),
+        Mistake("first_patch", "the head reads row 1, the first patch; the class token is "
+                "row 0: x[:, 0] (it was put in front of the patches).",
+                _vit_with(read=lambda x: x[:, 1])),
+        Mistake("max_of_tokens", "the head reads the largest value of every feature over the "
+                "tokens; this ViT reads the class token's final state alone, x[:, 0].",
+                _vit_with(read=lambda x: x.max(dim=1).values)),
+        Mistake("every_token", "the head is applied to every token, (batch, n + 1, classes); "
+                "apply it to the class token's row only, x[:, 0].", _vit_with(read=lambda x: x)),
+        Mistake("no_positions", "the position embeddings are not added, so the model cannot "
+                "tell where a patch was: add model.positions after putting the class token in "
+                "front.", _vit_with(positions=False)),
+        Mistake("class_token_last", "the class token is put after the patches; it goes in "
+                "front, row 0, where positions[:, 0] belongs to it.",
+                _vit_with(cls_first=False, read=lambda x: x[:, -1])),
+        Mistake("positions_after_encoder", "the positions are added after the encoder, too "
+                "late for attention to use them: add model.positions to the tokens before "
+                "model.encoder.", _positions_after_encoder),
+        Mistake("no_encoder", "the tokens never go through the encoder, so the class token "
+                "never gathers anything from the patches: x = model.encoder(x, None).",
+                _vit_with(encoder=False)),
+        Mistake("softmax_on_scores", "the scores are turned into probabilities; return them as "
+                "they are — the cross-entropy loss applies the softmax itself.",
+                _vit_with(finish=lambda scores: scores.softmax(-1))),
+        Mistake("no_class_token", "there is no class token: the patches alone were encoded and "
+                "averaged. Put model.cls_token in front (add_class_token_and_positions) and "
+                "let the head read its row.", _patches_only),
+    ],
+)
+
+EXERCISES.append(VIT_FORWARD)

@@ -190,6 +190,19 @@ def add_class_token_and_positions(tokens, cls_token, positions):
     return x + positions  # (batch, n + 1, d_model)
 
 
+def vit_forward(model, images):
+    """The ViT's class scores (batch, num_classes) from your parts: embed_patches with
+    model.patch_embed.proj's weight and bias, add_class_token_and_positions with
+    model.cls_token and model.positions, model.encoder(x, None), then model.head on the class
+    token's row."""
+    patch_size = model.patch_embed.patch_size
+    proj = model.patch_embed.proj  # the patch embedding's nn.Linear(C·p·p, d_model)
+    tokens = embed_patches(images, proj.weight, proj.bias, patch_size)  # (batch, n, d_model)
+    x = add_class_token_and_positions(tokens, model.cls_token, model.positions)  # (batch, n + 1, d)
+    x = model.encoder(x, None)  # (batch, n + 1, d_model), ending with a layer norm
+    return model.head(x[:, 0])  # (batch, num_classes): the class token's row alone
+
+
 # --------------------------------------------------------------- 07 attention at scale
 
 

@@ -286,6 +286,42 @@ for part, n in [("patch embedding", count(model.patch_embed)),
 # Almost all of the 39,610 parameters are in the encoder; the patch embedding, which turns
 # pixels into tokens, has only 240.
 #
+# **Capstone: your forward pass.** The model's forward pass is the picture at the top, read
+# left to right, and you have written its first two steps. Now write all of it, from your own
+# parts: `ac.mine` hands back your `embed_patches` and `add_class_token_and_positions` once they
+# have passed their checks (the course's until then, and it says which).
+
+# %%
+embed_patches = ac.mine("embed_patches")
+add_class_token_and_positions = ac.mine("add_class_token_and_positions")
+
+# %% [markdown]
+# **Exercise `vit_forward`.** Write `vit_forward(model, images)`: your patch embedding with the
+# model's linear layer `model.patch_embed.proj` (its `weight` and `bias`) and
+# `model.patch_embed.patch_size`, your class token and positions with `model.cls_token` and
+# `model.positions`, then `model.encoder(x, None)` (the layers and the final norm), then
+# `model.head` on the class token's final state. The check runs it on two ViTs of other sizes.
+
+# %% attncourse={"exercise": "vit_forward"} tags=["exercise"]
+def vit_forward(model, images):
+    """The ViT's class scores (batch, num_classes) from your parts: embed_patches with
+    model.patch_embed.proj's weight and bias, add_class_token_and_positions with
+    model.cls_token and model.positions, model.encoder(x, None), then model.head on the class
+    token's row."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("vit_forward", vit_forward)
+
+# %% [markdown]
+# The model trained below runs **your** forward pass once it passes (until then the course's
+# `ViT.class_scores`): `model.forward_pass` is the function its `forward` calls.
+
+# %%
+model.forward_pass = ac.mine("vit_forward")
+
+# %% [markdown]
 # ## 6 · Training
 #
 # The loop is the textbook one (`ac.train_classifier`): batches of 64 digits, cross-entropy on
