@@ -64,19 +64,22 @@ def patchify_unfold_raw(images, patch_size):
 
 
 def embed_linear(images, weight, bias, patch_size):
-    return patchify_unfold(images, patch_size) @ weight.T + bias
+    return F.linear(patchify_unfold(images, patch_size), weight, bias)
 
 
 def embed_conv_module(images, weight, bias, patch_size):
-    conv = torch.nn.Conv2d(images.shape[1], weight.shape[0], patch_size, stride=patch_size)
+    conv = torch.nn.Conv2d(images.shape[1], weight.shape[0], patch_size, stride=patch_size,
+                           bias=bias is not None)
     conv.weight.data = weight.view(weight.shape[0], images.shape[1], patch_size, patch_size)
-    conv.bias.data = bias
+    if bias is not None:
+        conv.bias.data = bias
     return conv(images).flatten(2).permute(0, 2, 1)
 
 
 def embed_einsum(images, weight, bias, patch_size):
     patches = patchify_loops(images, patch_size)
-    return torch.einsum("bnk,dk->bnd", patches, weight) + bias
+    out = torch.einsum("bnk,dk->bnd", patches, weight)
+    return out if bias is None else out + bias
 
 
 def embed_forgot_transpose(images, weight, bias, patch_size):

@@ -25,7 +25,7 @@ import numpy as np
 import pytest
 import torch
 from instructor_notebooks import CAUSAL_WRONG, PADDING_STUB, code, learner, notebook, write
-from test_solutions import notebook_imports
+from test_solutions import notebook_imports, parts_used
 
 import attncourse
 from attncourse import cells, course, course_files
@@ -78,6 +78,7 @@ def test_each_solution_runs_in_its_notebook_and_binds_only_the_learners_name(exe
     """The solved cell is the solution ``solution(id)`` shows: after the notebook's own
     imports it binds the learner's one name, and passes."""
     namespace = notebook_imports(exercise.notebook.stem)
+    namespace.update(parts_used(exercise))  # bound by an earlier cell, with mine(id)
     before = set(namespace)
     exec(compile(solution_parts(exercise).source, "<solved cell>", "exec"), namespace)
     assert set(namespace) - before == {exercise.function_name}
@@ -93,7 +94,7 @@ def test_solve_and_the_export_show_the_text_solution_shows(exercise):
     assert "attncourse" not in parts.source
     released = solution_cell(exercise)
     header = released[:released.index(BEGIN)]
-    assert header.strip() == parts.header.strip()
+    assert header.strip().startswith(parts.header.strip())  # a class: and its first method's def
 
 
 class Halver(torch.nn.Module):
@@ -111,8 +112,12 @@ def test_a_class_solution_keeps_its_header_and_hides_its_methods():
     namespace = {"torch": torch}
     exec(parts.source, namespace)
     assert torch.equal(namespace["Halver"]()(torch.ones(2)), torch.full((2,), 0.5))
-    source = solution_cell(ex)
-    assert BEGIN in source and "def forward" not in source[:source.index(BEGIN)]
+    source = solution_cell(ex)  # each method's body is a region, its signature stays
+    assert "def forward(self, x):" in source[:source.index(BEGIN)]
+    released = {"torch": torch}
+    exec(clear_solutions(source), released)  # the released class is defined ...
+    with pytest.raises(NotImplementedError):  # ... and its method is the stub
+        released["Halver"]()(torch.ones(2))
 
 
 def test_solve_never_writes_over_its_inputs(tmp_path):
@@ -511,6 +516,7 @@ def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, 
             assert test.metadata["nbgrader"]["points"] == 1
             assert f"_autograder_check({exercise_id!r}" in test.source
             solved = notebook_imports(path.stem)  # what the first cell imports
+            solved.update(parts_used(get(exercise_id)))  # and earlier cells, with mine()
             exec(setup.source, solved)
             exec(cell.source, solved)
             exec(test.source, solved)  # the reference passes the autograder test

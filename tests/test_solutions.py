@@ -34,7 +34,7 @@ def notebook_imports(notebook):
     return namespace
 
 
-def _parts_used(exercise):
+def parts_used(exercise):
     """The earlier parts an exercise builds on, as ``mine(id)`` binds them before a learner
     has passed them: the course's."""
     return {ac.exercises.get(u).function_name: ac.exercises.get(u).reference
@@ -44,7 +44,7 @@ def _parts_used(exercise):
 @pytest.mark.parametrize("exercise", EXERCISES, ids=lambda e: e.id)
 def test_pasted_solution_runs_in_its_notebook_and_passes(exercise):
     namespace = notebook_imports(exercise.notebook.stem)
-    namespace.update(_parts_used(exercise))  # bound by an earlier cell, with mine(id)
+    namespace.update(parts_used(exercise))  # bound by an earlier cell, with mine(id)
     imported = set(namespace)
     exec(repr(ac.solution(exercise.id)), namespace)  # the text a learner copies
     assert set(namespace) - imported == {exercise.function_name}
@@ -56,7 +56,7 @@ def test_pasted_solution_runs_in_its_notebook_and_passes(exercise):
 def test_solution_uses_only_its_notebooks_imports(exercise):
     assert exercise.solution.__name__ == exercise.function_name
     available = set(notebook_imports(exercise.notebook.stem)) | set(dir(builtins)) | set(
-        _parts_used(exercise))
+        parts_used(exercise))
     tree = ast.parse(textwrap.dedent(inspect.getsource(exercise.solution)))
     local = {n.arg for n in ast.walk(tree) if isinstance(n, ast.arg)} | {
         n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)

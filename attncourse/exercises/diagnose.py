@@ -20,7 +20,8 @@ from attncourse.exercises.model import Mistake
 
 #: the names of the findings, as verdicts and the class report carry them
 FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regrouped",
-            "sizes_off_by_one", "size_from_outside", "wrong_dtype", "items_in_another_order",
+            "sizes_off_by_one", "size_from_outside", "size_of_another_axis", "wrong_dtype",
+            "items_in_another_order",
             "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor")
@@ -98,10 +99,19 @@ def shape_finding(expected, got, sizes=()):
                        f"{_shape(want)} is wanted, and {foreign[0]} is no size of this case's "
                        f"inputs: is it a number written into the function, a variable of the "
                        f"notebook, or a size read from the wrong axis?")
-    if len(want) == len(have) and all(abs(a - b) == 1 for a, b in zip(want, have) if a != b) \
-            and want != have:
-        return Mistake("sizes_off_by_one", f"your result has shape {_shape(have)} where "
-                       f"{_shape(want)} is wanted: a size is one too many or one too few.")
+    if len(want) == len(have) and want != have:
+        # a size that is another axis's: a reduction or a view over the wrong axes
+        other = [(h, where) for h, w in zip(have, want) if h != w
+                 for v, where in sizes if v == h and v not in want]
+        also = (f"{other[0][0]} is {other[0][1]}: was a mean, sum or view taken over the "
+                f"wrong axes, or an axis kept that should go?") if other else ""
+        if all(abs(a - b) == 1 for a, b in zip(want, have) if a != b):
+            return Mistake("sizes_off_by_one", f"your result has shape {_shape(have)} where "
+                           f"{_shape(want)} is wanted: a size is one too many or one too few" +
+                           (f" — or {also}" if also else "."))
+        if other:
+            return Mistake("size_of_another_axis", f"your result has shape {_shape(have)} where "
+                           f"{_shape(want)} is wanted, and {also}")
     for axis in range(len(have)):
         if have[axis] == 1 and have[:axis] + have[axis + 1:] == want:
             return Mistake("extra_axis", f"your result has an extra axis of length 1 at "
@@ -114,8 +124,9 @@ def shape_finding(expected, got, sizes=()):
                            f"with `keepdim=True`, or add it with `unsqueeze({axis})`).")
     if math.prod(want) == math.prod(have):
         return Mistake("values_regrouped", f"your result holds the right number of values in "
-                       f"another shape, {_shape(have)} where {_shape(want)} is wanted: the "
-                       f"axes were regrouped differently (`view`/`reshape`).")
+                       f"another shape, {_shape(have)} where {_shape(want)} is wanted: they "
+                       f"were joined or grouped along another axis (the `dim` of a `cat` or "
+                       f"`stack`, or the sizes of a `view`/`reshape`).")
     return None
 
 
@@ -135,10 +146,11 @@ def overflow_finding(expected, got):
         return None
     where = tuple(bad.nonzero()[0].tolist())
     return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
-                   f"the reference is finite ({expected[where].item():.4g}): a step overflows "
-                   f"or divides 0 by 0 for these inputs — `exp` of a number above 88 is inf in "
-                   f"float32, and inf / inf is NaN. Subtract each row's maximum before `exp`, "
-                   f"or use the stable function PyTorch has for it.")
+                   f"the reference is finite ({expected[where].item():.4g}): for these inputs "
+                   f"a step overflows (`exp` of a number above 88 is inf in float32), underflows "
+                   f"to 0 and is then divided by or logged (log 0 = −inf), or divides 0 by 0. "
+                   f"Keep every step in a stable form: subtract the row's maximum before `exp`, "
+                   f"and use `log_softmax` or `logsumexp` rather than the log of a softmax.")
 
 
 def constant_finding(expected, got, sizes, atol):
@@ -319,9 +331,9 @@ def _same_value(value, got, atol):
 def number_finding(error, sizes):
     """A raised error that quotes a size no input of the case has: a number from outside.
     (A count of values, as in the bounds check's "tried to load 128 value(s)", is no size.)"""
-    error = re.sub(r"\d+ value\(s\)", "", error)
+    error = re.sub(r"\d+ value\(s\)|input of size \d+", "", error)  # counts, not sizes
     quoted = [int(n) for n in re.findall(r"(?<![\w.])(\d+)(?![\w.])", error)]
-    shapes = re.findall(r"\[([\d, ]+)\]|\(([\d, x]+)\)", error)
+    shapes = re.findall(r"\[([-\d, ]+)\]|\(([\d, x]+)\)|(\d+x\d+)", error)
     in_shapes = [int(n) for groups in shapes for g in groups for n in re.findall(r"\d+", g)]
     foreign = _from_outside([n for n in in_shapes or quoted if n < 100000], sizes)
     if not foreign:

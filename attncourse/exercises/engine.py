@@ -386,7 +386,7 @@ def edge_cases(make_cases, reference, output_names=(), finite_only=0, nonfinite=
             if index >= finite_only:
                 args, kwargs = case.fresh_args()
                 with torch.no_grad():
-                    gap = outcome_difference(reference(*args, **kwargs), outcome, like)
+                    gap = outcome_difference(case.call(reference, args, kwargs), outcome, like)
                 if gap:
                     return sentences.first_failure(case.label, gap)
         return None

@@ -385,6 +385,14 @@ class _NoBias(solutions.MultiHeadAttention):
             setattr(self, name, torch.nn.Linear(d_model, d_model, bias=False))
 
 
+def _module_no_key_cases():
+    return [module_case("d_model 8, 2 heads; the second sequence is all padding",
+                        solutions.MultiHeadAttention, {"d_model": 8, "num_heads": 2},
+                        (seeded_randn(2, 3, 8, seed=78), torch.tensor(
+                            [[True, True, False], [False, False, False]]).unsqueeze(1)),
+                        seed=79)]
+
+
 MULTI_HEAD_MODULE = Exercise(
     id="multi_head_module",
     title="Capstone: MultiHeadAttention as a module",
@@ -397,6 +405,8 @@ MULTI_HEAD_MODULE = Exercise(
     learner_name="MultiHeadAttention",
     make_cases=_module_cases,
     output_names=module_output_names(solutions.MultiHeadAttention, _SIZES[0][0], ["x"]),
+    behaviour=edge_cases(_module_no_key_cases, solutions.MultiHeadAttention, finite_only=1,
+                         nonfinite=NO_KEY),
     varied=0,
     hints=[
         "__init__ makes the four projections — linear layers from d_model features to d_model — "

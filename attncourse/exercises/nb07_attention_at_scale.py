@@ -38,6 +38,8 @@ def _online_cases():
              (*_after_first_block(s1, v1), s2 - 3.0, v2)),
         Case("batch 2, 2 heads, d_v = 3: the max moves in some rows only",
              (*_after_first_block(b1, w1), b2, w2)),
+        Case("scores near 100 in both blocks: exp of a score alone overflows float32",
+             (*_after_first_block(s1 + 100.0, v1), s2 + 101.0, v2)),
     ]
 
 

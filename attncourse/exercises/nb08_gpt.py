@@ -158,10 +158,19 @@ TOP_K_ABOVE_VOCABULARY = Mistake(
     raises=r"selected index k out of range|out of range|out of bounds")
 
 
+FILL_OVERFLOWS_HALF = Mistake(
+    "fill_overflows_half", "the fill for the hidden logits does not fit in float16 (its largest "
+    "number is 65504), so half-precision logits raise. Fill with float('-inf'), which every "
+    "float dtype holds, or torch.finfo(logits.dtype).min.", raises=r"Half.*overflow")
+
+
 def _top_k_above_vocabulary():
-    """An input the cases leave out, judged once they pass."""
+    """Inputs the cases leave out, judged once they pass: a top_k above the vocabulary, and
+    half-precision logits."""
     return [Case("top_k 10 above a vocabulary of 6: every token is kept",
-                 (seeded_randn(2, 6, seed=7) * 2, 1.0, 10))]
+                 (seeded_randn(2, 6, seed=7) * 2, 1.0, 10)),
+            Case("float16 logits, top-3: the result stays float16",
+                 (seeded_randn(2, 6, seed=8).half() * 2, 0.8, 3))]
 
 
 def _sampling(scale=lambda logits, t: logits / t, keep="largest", fill=float("-inf"),
@@ -217,7 +226,7 @@ NEXT_TOKEN_PROBS = Exercise(
     solution=solutions.next_token_probs,
     make_cases=_probs_cases,
     behaviour=edge_cases(_top_k_above_vocabulary, next_token_probs,
-                         known=[TOP_K_ABOVE_VOCABULARY]),
+                         known=[TOP_K_ABOVE_VOCABULARY, FILL_OVERFLOWS_HALF]),
     hints=[
         "Three steps, in this order: divide the logits by the temperature; if top_k is given, keep "
         "only the top_k largest logits and give the others −∞, so probability 0; then a softmax "

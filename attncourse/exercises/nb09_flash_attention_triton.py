@@ -64,6 +64,8 @@ def _softmax_cases():
              _on_device(seeded_randn(3, 9, seed=92)[:, 2:7])),
         Case("float64 rows: the result keeps x's dtype",
              _on_device(seeded_randn(2, 6, seed=93).double())),
+        Case("2 rows of 40: the tile grows with the row (BLOCK = next power of 2)",
+             _on_device(seeded_randn(2, 40, seed=94))),
     ]
 
 
