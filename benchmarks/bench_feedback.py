@@ -96,8 +96,14 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "top_k above the vocabulary, d_k not a square, caches over 64)"),
          ("set_c", "written blind on 2026-12-02 after those changes (232 wrong, 76 correct, "
                    "notebook 10 included); first scored at 1c54001: 3 accepted, 183 of 229 "
-                   "named (80%), none rejected. Its 3 accepted answers were then read and "
-                   "their cases added"))
+                   "named (80%), none rejected; a reader judged 162 of the named right, 16 vague, "
+                   "5 misnamed. Its accepted and misnamed answers were then read and mended "
+                   "(35d79af)"),
+         ("set_d", "written blind on 2026-12-02 after set C's mends (212 wrong, 54 correct, "
+                   "the MultiHeadAttention capstone included); first scored at 437f3dc: 5 "
+                   "accepted, 166 of 207 named (80%), none rejected; a reader judged 150 right "
+                   "(72% of the caught), 11 vague, 5 misnamed. Then read and mended (4334ebf); "
+                   "the one still accepted adds a bias of None, which the stub leaves open"))
 
 
 def main():

@@ -1334,6 +1334,26 @@ def vit_flat_patches_wrong_order(model, images):
     return model.head(model.encoder(x, None)[:, 0])
 
 
+def vit_under_no_grad(model, images):
+    with torch.no_grad():  # "it is only a forward pass"
+        x = model.encoder(_tokens(model, images) + model.positions, None)
+        return model.head(x[:, 0])
+
+
+def vit_calls_the_model(model, images):
+    return model(images)
+
+
+class block_with_dropout(block_triu):
+    def __init__(self, d_model, num_heads, d_ff):
+        super().__init__(d_model, num_heads, d_ff)
+        self.drop = torch.nn.Dropout(0.1)
+
+    def forward(self, x):
+        x = x + self.drop(self.attn(self.norm_1(x), self.mask(x)))
+        return x + self.drop(self.feed_forward(self.norm_2(x)))
+
+
 SECOND_ROUND = {
     "vit_forward": {
         vit_head_on_first_patch: "first_patch",
@@ -1342,6 +1362,8 @@ SECOND_ROUND = {
         vit_max_pool: "max_of_tokens",
         vit_batch_of_one_squeeze: None,
         vit_flat_patches_wrong_order: None,
+        vit_under_no_grad: "gradient_cut",
+        vit_calls_the_model: "calls_the_model",
     },
     "gpt_block": {
         block_triu: "mask_upside_down",
@@ -1350,6 +1372,7 @@ SECOND_ROUND = {
         block_ff_on_raw_x: None,
         block_gelu: "gelu_not_relu",
         block_mask_size_fixed: None,
+        block_with_dropout: "randomness_on",
     },
     "gpt_model": {
         gpt_last_position_only: None,

@@ -1,8 +1,8 @@
 """The checker on answers nobody wrote a probe for: the blind sets in tests/blind/ (each set's
-README says how they were written). Set A was looked at while the engine was improved; set B
-never was — benchmarks/bench_feedback.py scores both and docs/benchmarks.md keeps the figures.
+README says how they were written; benchmarks/bench_feedback.py says what each was used for,
+scores them all, and docs/benchmarks.md keeps the figures).
 
-Here: no correct answer of either set is rejected, and no wrong answer of set A is accepted
+Here: no correct answer of any set is rejected, and no wrong answer of set A is accepted
 except those whose exercise leaves the point open (listed, with the reason)."""
 
 import pytest
@@ -35,7 +35,7 @@ def _answers(*sets):
     return found
 
 
-CORRECT = [a for a in _answers("set_a", "set_b", "set_c") if a["correct"]]
+CORRECT = [a for a in _answers("set_a", "set_b", "set_c", "set_d") if a["correct"]]
 WRONG_A = [a for a in _answers("set_a") if not a["correct"]]
 
 

@@ -53,7 +53,7 @@ def test_gradients_are_part_of_the_answer():
 
     result = judge(get("multi_head_module"), get("multi_head_module").cases(),
                    [_outcome(Detached, c) for c in get("multi_head_module").cases()])
-    assert not result.passed and "gradient of `W_K.weight`" in result.message, result.message
+    assert result.mistake == "gradient_never_reaches" and "`W_K.weight`" in result.message
 
 
 def _outcome(cls, case):
@@ -99,3 +99,30 @@ def test_load_torch_weights_fills_any_module_with_the_four_projections():
     x = torch.randn(1, 3, 8)
     yours = ac.load_torch_weights(MhaEinsum(8, 2), theirs)
     assert torch.allclose(yours(x), theirs(x, x, x)[0], atol=1e-6)
+
+
+def test_a_buffer_of_the_learners_own_is_theirs_to_keep():
+    """Karpathy's causal mask kept as a persistent buffer is no parameter of the reference's."""
+    import attncourse as ac
+    from attncourse.progress_file import NOWHERE
+
+    class WithMaskBuffer(MhaEinsum):
+        def __init__(self, d_model, num_heads):
+            super().__init__(d_model, num_heads)
+            self.register_buffer("bias", torch.ones(64, 64).tril())
+
+    assert ac.check("multi_head_module", WithMaskBuffer, recorder=NOWHERE).passed
+
+
+def test_a_path_cut_from_the_gradient_is_named_whatever_the_output():
+    import attncourse as ac
+    from attncourse.progress_file import NOWHERE
+
+    def detached(model, images):  # the right scores; nothing reaches the patch embedding
+        tokens = model.patch_embed(images).detach()
+        x = torch.cat([model.cls_token.expand(len(tokens), 1, -1), tokens], 1)
+        return model.head(model.encoder(x + model.positions, None)[:, 0])
+
+    result = ac.check("vit_forward", detached, recorder=NOWHERE)
+    assert result.mistake == "gradient_never_reaches", result.message
+    assert "patch_embed.proj.weight" in result.message

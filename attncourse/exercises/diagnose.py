@@ -24,7 +24,8 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "items_in_another_order",
             "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
-            "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor")
+            "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
+            "gradient_never_reaches")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -148,9 +149,11 @@ def overflow_finding(expected, got):
     return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
                    f"the reference is finite ({expected[where].item():.4g}): for these inputs "
                    f"a step overflows (`exp` of a number above 88 is inf in float32), underflows "
-                   f"to 0 and is then divided by or logged (log 0 = −inf), or divides 0 by 0. "
-                   f"Keep every step in a stable form: subtract the row's maximum before `exp`, "
-                   f"and use `log_softmax` or `logsumexp` rather than the log of a softmax.")
+                   f"to 0 and is then divided by or logged (log 0 = −inf), or divides 0 by 0 — "
+                   f"as a softmax does over a row whose every score is masked (check the mask's "
+                   f"convention, True = may attend, and its diagonal). Keep every step stable: "
+                   f"subtract the row's maximum before `exp`, and use `log_softmax` or "
+                   f"`logsumexp` rather than the log of a softmax.")
 
 
 def constant_finding(expected, got, sizes, atol):

@@ -9,6 +9,7 @@ mistake it found — and its words come from :mod:`.sentences`. The engine shows
 records nothing: that is :mod:`.learner`'s job.
 """
 
+import dataclasses
 import inspect
 import re
 import warnings
@@ -20,6 +21,7 @@ import torch
 
 from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.model import Behaviour, Mistake
+from attncourse.exercises.modules import GRADIENT_OF, run_module
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
@@ -300,6 +302,10 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     rearranged, overflowed, of another dtype or shape, or wrong in some places; the reference
     with one argument in another's place; an error about a size no input has."""
     case, outcome = cases[index], outcomes[index]
+    if case.through is not None and not outcome.error:
+        cut = _gradient_cut(expected[index], outcome.value, exercise)
+        if cut:
+            return cut
     names, values = _named_arguments(exercise, case)
     sizes = diagnose.named_sizes(names, values)
     if outcome.error:
@@ -313,15 +319,32 @@ def diagnosis(exercise, cases, outcomes, expected, index):
                                           exercise.atol)))
 
 
+def _gradient_cut(expected, got, exercise):
+    """A weight or input that no gradient reaches, where the reference's does: the path from
+    it to the result was cut (detached, taken as ``.data``) or never taken."""
+    if not (isinstance(expected, tuple) and isinstance(got, tuple) and len(got) == len(expected)):
+        return None
+    for name, e, g in zip(name_list_of(expected, exercise.output_names), expected, got):
+        if (name.startswith(GRADIENT_OF) and torch.is_tensor(g) and torch.is_tensor(e) and
+                g.shape == e.shape and not g.any() and e.any()):
+            return sentences.gradient_never_reaches(name.removeprefix(GRADIENT_OF))
+    return None
+
+
 def _named_arguments(exercise, case):
     """The case's inputs and their names, as messages speak of them: a function's arguments,
     or a module's sizes (``d_model`` …) and its ``forward``'s arguments (``x`` …)."""
-    if case.through is None:
+    if case.through is not run_module:
         return _parameter_names(exercise.solution or exercise.reference, len(case.args)), \
             case.args
     sizes, _weights, *inputs = case.args
     forward_names = _parameter_names(exercise.reference.forward, len(inputs) + 1)[1:]
-    return [*sizes, *forward_names], [*sizes.values(), *inputs]
+    named = {}
+    for name, value in sizes.items():  # a config's numbers by their own names
+        fields = dataclasses.fields(value) if dataclasses.is_dataclass(value) else ()
+        named.update({f"{name}.{f.name}": getattr(value, f.name) for f in fields} or
+                     {name: value})
+    return [*named, *forward_names], [*named.values(), *inputs]
 
 
 def _raised_sentence(exercise, case, outcome):

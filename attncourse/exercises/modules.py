@@ -15,49 +15,97 @@ from attncourse.exercises.model import Case
 
 #: the gradient that flows back into the output: seeded, so every run sends the same one
 UPSTREAM_SEED = 1234
+#: how a gradient among the results is named in messages: "gradient of W_Q.weight"
+GRADIENT_OF = "gradient of "
 
 
 class ParametersDoNotFit(ValueError):
     """The learner's module cannot take the reference's weights: names or shapes differ."""
 
 
+class NotDeterministic(ValueError):
+    """The learner's module gives two answers to one input: randomness left on in training."""
+
+
+class GradientCut(ValueError):
+    """The result carries no gradient: the computation ran under no_grad, or was detached."""
+
+
 def _fit(module, state):
-    """Load ``state`` into ``module``, or say in one sentence which parameters do not fit."""
+    """Load ``state`` into ``module``, or say in one sentence which parameters do not fit.
+    Buffers of the learner's own (a causal mask kept as a buffer) are theirs to keep."""
     own = dict(module.state_dict())
+    parameters = dict(module.named_parameters(remove_duplicate=False))
     missing = [k for k in state if k not in own]
-    extra = [k for k in own if k not in state]
+    extra = [k for k in own if k not in state and k in parameters]
     reshaped = [k for k in state if k in own and own[k].shape != state[k].shape]
     if missing or extra or reshaped:
         said = [f"it has no `{k}` (the reference's is {tuple(state[k].shape)})" for k in missing]
         said += [f"it has `{k}`, which the reference does not" for k in extra]
         said += [f"its `{k}` is {tuple(own[k].shape)}, the reference's "
                  f"{tuple(state[k].shape)}" for k in reshaped]
-        raise ParametersDoNotFit("your module's parameters do not fit the reference's: " +
-                                 "; ".join(said))
-    module.load_state_dict(state)
+        raise ParametersDoNotFit("your module's parameters do not fit the reference's (names "
+                                 "and shapes): " + "; ".join(said))
+    module.load_state_dict(state, strict=False)
 
 
-def run_module(cls, sizes, state, *inputs):
-    """Build ``cls(**sizes)``, give it ``state``, run it on ``inputs`` and back from a seeded
-    gradient: ``(output, gradient of each parameter in state's order, gradient of each
-    floating-point input)``; a parameter or input the output does not depend on gets zeros."""
-    module = cls(**sizes)
-    _fit(module, state)
-    module.train(False)
+def forward_and_back(run, module, parameters, inputs):
+    """``run()``'s result, then the gradient, from a seeded upstream gradient, of each of
+    ``parameters`` and of every floating-point tensor of ``inputs`` (which ``run`` reads); a
+    gradient that nothing reaches is zeros. ``module`` runs in training mode, as it is
+    trained: run twice, it must give one answer (no dropout left on)."""
+    module.train(True)
     with torch.enable_grad():
-        inputs = tuple(x.detach().requires_grad_() if torch.is_tensor(x) and
-                       x.is_floating_point() else x for x in inputs)
-        output = module(*inputs)
+        output = run()
         if not (torch.is_tensor(output) and output.is_floating_point()):
             return output
+        wanted = list(parameters) + [x for x in inputs if torch.is_tensor(x) and x.requires_grad]
+        if wanted and not output.requires_grad:
+            raise GradientCut("your result carries no gradient: it was computed under "
+                              "torch.no_grad(), or from tensors taken out of the graph with "
+                              ".detach() or .data — nothing could train it")
+        if not torch.equal(run().detach(), output.detach()):
+            raise NotDeterministic("your module gives two different results for the same input "
+                                   "in training mode: a dropout (or other randomness) is on, "
+                                   "and this one has none")
         upstream = torch.randn(output.shape, dtype=output.dtype,
                                generator=torch.Generator().manual_seed(UPSTREAM_SEED))
-        named = dict(module.named_parameters())
-        wanted = [named[k] for k in state if k in named] + \
-                 [x for x in inputs if torch.is_tensor(x) and x.requires_grad]
         grads = torch.autograd.grad((output * upstream).sum(), wanted, allow_unused=True)
     return (output.detach(), *(torch.zeros_like(w) if g is None else g
                                for w, g in zip(wanted, grads)))
+
+
+def _with_gradients(inputs):
+    return tuple(x.detach().requires_grad_() if torch.is_tensor(x) and x.is_floating_point()
+                 else x for x in inputs)
+
+
+def run_module(cls, sizes, state, *inputs):
+    """Build ``cls(**sizes)``, give it ``state``, run it on ``inputs`` and back: the output,
+    the gradient of each of its parameters (in the reference's order), then of each
+    floating-point input."""
+    module = cls(**sizes)
+    _fit(module, state)
+    inputs = _with_gradients(inputs)
+    named = dict(module.named_parameters())
+    return forward_and_back(lambda: module(*inputs), module,
+                            [named[k] for k in state if k in named], inputs)
+
+
+def run_on_module(fn, model, *inputs):
+    """A function of a module (``vit_forward(model, images)``): ``fn(model, *inputs)`` and the
+    gradients of ``model``'s parameters and of the inputs, as :func:`run_module`. Calling the
+    model itself inside ``fn`` is refused: its forward pass is what ``fn`` is to compute."""
+    inputs = _with_gradients(inputs)
+    if hasattr(type(model), "forward_pass"):
+        model.forward_pass = _no_calling_the_model
+    return forward_and_back(lambda: fn(model, *inputs), model, list(model.parameters()),
+                            inputs)
+
+
+def _no_calling_the_model(model, *inputs):
+    raise RecursionError("your function calls model(...), whose forward pass is the one you "
+                         "are writing: compute it from the model's parts")
 
 
 def _as_if_trained(state, generator):
@@ -73,6 +121,12 @@ def _as_if_trained(state, generator):
             v.detach().clone() for k, v in state.items()}
 
 
+def module_function_case(label, model, inputs):
+    """A case of a function of a module: ``fn(model, *inputs)``, checked by its result and
+    the gradients it lets through (:func:`run_on_module`)."""
+    return Case(label, (model, *inputs), through=run_on_module)
+
+
 def module_case(label, reference_class, sizes, inputs, seed=0):
     """A case that builds the learner's class with ``sizes`` and the weights of
     ``reference_class(**sizes)`` made with ``seed``, moved as if by training."""
@@ -83,8 +137,8 @@ def module_case(label, reference_class, sizes, inputs, seed=0):
 
 
 def output_names(reference_class, sizes, input_names):
-    """The names of :func:`run_module`'s results, for messages: the output, then "the gradient
-    of `W_Q.weight`" for each parameter, then of each input."""
+    """The names of :func:`run_module`'s results, for messages: the output, then "gradient
+    of W_Q.weight" for each parameter, then of each input."""
     params = [k for k, _ in reference_class(**sizes).named_parameters()]
-    return ("output", *(f"the gradient of `{k}`" for k in params),
-            *(f"the gradient of `{name}`" for name in input_names))
+    return ("output", *(f"{GRADIENT_OF}{k}" for k in params),
+            *(f"{GRADIENT_OF}{name}" for name in input_names))

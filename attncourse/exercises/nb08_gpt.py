@@ -507,13 +507,13 @@ def _gpt_cases():
     reference = solutions.GPT
     small = GPTConfig(vocab_size=11, context=8, d_model=8, num_heads=2, num_layers=2, d_ff=16,
                       positions="learned")
-    other = GPTConfig(vocab_size=7, context=6, d_model=12, num_heads=3, num_layers=1, d_ff=20,
-                      positions="learned")
+    other = GPTConfig(vocab_size=7, context=6, d_model=12, num_heads=3, num_layers=2, d_ff=20,
+                      positions="learned")  # two layers too: every case names one gradient list
     ids = torch.randint(0, 11, (2, 5), generator=torch.Generator().manual_seed(210))
     full = torch.randint(0, 7, (1, 6), generator=torch.Generator().manual_seed(211))
     return [module_case("vocab 11, context 8, 2 layers; batch 2, seq 5", reference,
                         {"config": small}, (ids,), seed=212),
-            module_case("vocab 7, context 6, 1 layer; batch 1, the whole context", reference,
+            module_case("vocab 7, context 6, d_model 12; batch 1, the whole context", reference,
                         {"config": other}, (full,), seed=213)]
 
 

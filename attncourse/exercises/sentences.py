@@ -20,6 +20,16 @@ CHANGED_INPUT = Mistake(
 
 #: slips of any exercise, each recognised by the error it raises
 COMMON_MISTAKES = (
+    Mistake("gradient_cut", "your result carries no gradient: it was computed under "
+            "`torch.no_grad()`, or from tensors taken out of the graph (`.detach()`, `.data`). "
+            "Training needs the whole path from the weights to the result: drop them.",
+            raises=r"carries no gradient"),
+    Mistake("randomness_on", "your module answers one input two ways in training mode: a "
+            "dropout (or other randomness) is on, and this model has none — leave it out, or "
+            "take its rate from the config.", raises=r"two different results for the same input"),
+    Mistake("calls_the_model", "your function calls `model(...)`, and the model's forward pass "
+            "is the very function you are writing (in the notebook it would call itself "
+            "forever): compute it from the model's parts.", raises=r"calls model\(\.\.\.\)"),
     Mistake("max_returns_a_pair", "`torch.max(t, dim=...)` (and `t.max(dim=...)`) returns a "
             "pair, (values, indices). Take `.values`, or use `t.amax(dim=..., keepdim=True)`, "
             "which returns the maxima alone.", raises=r"return_types\.(max|min)"),
@@ -159,7 +169,10 @@ def wrong_dtype(what, got, expected):
 
 
 def try_a_hint(exercise):
-    return f"\nTry `hint('{exercise.id}')` for a nudge."
+    builds_on = "".join(f"\nThis builds on `{part}`: if that part is your own, make sure it "
+                        f"passes `check('{part}', ...)` first — `ac.mine('{part}')` says whose "
+                        f"is used." for part in exercise.uses)
+    return f"{builds_on}\nTry `hint('{exercise.id}')` for a nudge."
 
 
 def not_a_function(exercise, value):
@@ -195,3 +208,10 @@ def using_the_reference(exercise):
     where = f"{exercise.reference.__module__}.{exercise.reference.__qualname__}"
     return (f"{exercise.function_name}: the course's ({where}) — yours has not passed "
             f"check({exercise.id!r}, ...) in this kernel yet")
+
+
+def gradient_never_reaches(name):
+    return Mistake("gradient_never_reaches", f"no gradient reaches `{name}`, though the "
+                   f"reference's result depends on it: the path from it to your result is cut "
+                   f"(`.detach()`, `.data`, `torch.no_grad()`) or never taken (the weight is not "
+                   f"used, or another one is used in its place).")
