@@ -167,7 +167,9 @@ def difference(expected, got, atol=1e-5, name=None):
 
 
 def name_list_of(expected, output_names):
-    names = list(output_names or ())
+    """The names of a result's items, for messages: those the result carries (a module's
+    output and gradients, :class:`~.modules.Named`), else the exercise's."""
+    names = list(getattr(expected, "names", None) or output_names or ())
     return names + [f"item {i}" for i in range(len(names), len(expected))]
 
 

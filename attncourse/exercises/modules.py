@@ -9,6 +9,8 @@ graded kernel too); :func:`run_module` is the case's ``through``, the function t
 calls with the learner's class in place of calling the class itself.
 """
 
+import inspect
+
 import torch
 
 from attncourse.exercises.model import Case
@@ -17,6 +19,19 @@ from attncourse.exercises.model import Case
 UPSTREAM_SEED = 1234
 #: how a gradient among the results is named in messages: "gradient of W_Q.weight"
 GRADIENT_OF = "gradient of "
+
+
+class Named(tuple):
+    """A module's results with their names — "output", "gradient of W_Q.weight", … — so that
+    a message names each item of a case, whatever the model's layout in that case."""
+
+    names: tuple = ()
+
+    @classmethod
+    def of(cls, values, names):
+        named = cls(values)
+        named.names = tuple(names)
+        return named
 
 
 class ParametersDoNotFit(ValueError):
@@ -49,7 +64,7 @@ def _fit(module, state):
     module.load_state_dict(state, strict=False)
 
 
-def forward_and_back(run, module, parameters, inputs):
+def forward_and_back(run, module, parameters, inputs, names=("output",)):
     """``run()``'s result, then the gradient, from a seeded upstream gradient, of each of
     ``parameters`` and of every floating-point tensor of ``inputs`` (which ``run`` reads); a
     gradient that nothing reaches is zeros. ``module`` runs in training mode, as it is
@@ -59,25 +74,40 @@ def forward_and_back(run, module, parameters, inputs):
         output = run()
         if not (torch.is_tensor(output) and output.is_floating_point()):
             return output
-        wanted = list(parameters) + [x for x in inputs if torch.is_tensor(x) and x.requires_grad]
+        wanted = [p for _, p in parameters] + \
+            [x for _, x in inputs if torch.is_tensor(x) and x.requires_grad]
+        names = [*names, *(GRADIENT_OF + n for n, _ in parameters),
+                 *(GRADIENT_OF + n for n, x in inputs if torch.is_tensor(x) and x.requires_grad)]
         if wanted and not output.requires_grad:
             raise GradientCut("your result carries no gradient: it was computed under "
                               "torch.no_grad(), or from tensors taken out of the graph with "
                               ".detach() or .data — nothing could train it")
-        if not torch.equal(run().detach(), output.detach()):
-            raise NotDeterministic("your module gives two different results for the same input "
+        again = run().detach()
+        if not torch.allclose(again, output.detach(), rtol=0, atol=0, equal_nan=True):
+            raise NotDeterministic("your code gives two different results for the same input "
                                    "in training mode: a dropout (or other randomness) is on, "
-                                   "and this one has none")
+                                   "and this model has none — or each call changes the model "
+                                   "(a weight edited in place)")
         upstream = torch.randn(output.shape, dtype=output.dtype,
                                generator=torch.Generator().manual_seed(UPSTREAM_SEED))
         grads = torch.autograd.grad((output * upstream).sum(), wanted, allow_unused=True)
-    return (output.detach(), *(torch.zeros_like(w) if g is None else g
-                               for w, g in zip(wanted, grads)))
+    return Named.of((output.detach(), *(torch.zeros_like(w) if g is None else g
+                                        for w, g in zip(wanted, grads))), names)
 
 
 def _with_gradients(inputs):
     return tuple(x.detach().requires_grad_() if torch.is_tensor(x) and x.is_floating_point()
                  else x for x in inputs)
+
+
+def _input_names(fn, inputs, skip=0):
+    """``(name, input)`` pairs: the names of ``fn``'s parameters after the first ``skip``."""
+    try:
+        names = list(inspect.signature(fn).parameters)[skip:]
+    except (TypeError, ValueError):
+        names = []
+    names += [f"input {i}" for i in range(len(names), len(inputs))]
+    return list(zip(names, inputs))
 
 
 def run_module(cls, sizes, state, *inputs):
@@ -89,7 +119,8 @@ def run_module(cls, sizes, state, *inputs):
     inputs = _with_gradients(inputs)
     named = dict(module.named_parameters())
     return forward_and_back(lambda: module(*inputs), module,
-                            [named[k] for k in state if k in named], inputs)
+                            [(k, named[k]) for k in state if k in named],
+                            _input_names(cls.forward, inputs, skip=1))
 
 
 def run_on_module(fn, model, *inputs):
@@ -99,8 +130,8 @@ def run_on_module(fn, model, *inputs):
     inputs = _with_gradients(inputs)
     if hasattr(type(model), "forward_pass"):
         model.forward_pass = _no_calling_the_model
-    return forward_and_back(lambda: fn(model, *inputs), model, list(model.parameters()),
-                            inputs)
+    return forward_and_back(lambda: fn(model, *inputs), model, list(model.named_parameters()),
+                            _input_names(fn, inputs, skip=1), names=("result",))
 
 
 def _no_calling_the_model(model, *inputs):
@@ -134,11 +165,3 @@ def module_case(label, reference_class, sizes, inputs, seed=0):
     state = reference_class(**sizes).state_dict()
     state = _as_if_trained(state, torch.Generator().manual_seed(seed))
     return Case(label, (sizes, state, *inputs), through=run_module)
-
-
-def output_names(reference_class, sizes, input_names):
-    """The names of :func:`run_module`'s results, for messages: the output, then "gradient
-    of W_Q.weight" for each parameter, then of each input."""
-    params = [k for k, _ in reference_class(**sizes).named_parameters()]
-    return ("output", *(f"{GRADIENT_OF}{k}" for k in params),
-            *(f"{GRADIENT_OF}{name}" for name in input_names))

@@ -10,7 +10,6 @@ from attncourse.exercises import solutions
 from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.exercises.modules import module_case
-from attncourse.exercises.modules import output_names as module_output_names
 from attncourse.exercises.nb02_scaled_dot_product import NO_KEY
 from attncourse.masks import causal_mask
 from attncourse.multihead import heads_mask, merge_heads, multi_head_forward, split_heads
@@ -404,7 +403,6 @@ MULTI_HEAD_MODULE = Exercise(
     solution=solutions.MultiHeadAttention,
     learner_name="MultiHeadAttention",
     make_cases=_module_cases,
-    output_names=module_output_names(solutions.MultiHeadAttention, _SIZES[0][0], ["x"]),
     behaviour=edge_cases(_module_no_key_cases, solutions.MultiHeadAttention, finite_only=1,
                          nonfinite=NO_KEY),
     varied=0,

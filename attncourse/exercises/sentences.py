@@ -24,9 +24,10 @@ COMMON_MISTAKES = (
             "`torch.no_grad()`, or from tensors taken out of the graph (`.detach()`, `.data`). "
             "Training needs the whole path from the weights to the result: drop them.",
             raises=r"carries no gradient"),
-    Mistake("randomness_on", "your module answers one input two ways in training mode: a "
+    Mistake("randomness_on", "your code answers one input two ways in training mode: a "
             "dropout (or other randomness) is on, and this model has none — leave it out, or "
-            "take its rate from the config.", raises=r"two different results for the same input"),
+            "take its rate from the config; or each call edits the model's weights in place — "
+            "compute new tensors instead.", raises=r"two different results for the same input"),
     Mistake("calls_the_model", "your function calls `model(...)`, and the model's forward pass "
             "is the very function you are writing (in the notebook it would call itself "
             "forever): compute it from the model's parts.", raises=r"calls model\(\.\.\.\)"),
