@@ -714,6 +714,20 @@ os.chdir(home)"""
 
 # a cell that leaves a busy loop running in a session of its own (a double-forked daemon),
 # and one in the kernel's own session; the next cell looks whether they still run
+# A kernel writes one shell message that never ends: frames under the 16 MB limit each, a
+# gigabyte in all. The grader's ZeroMQ keeps a message's frames until its last arrives; the
+# grader held it all once (1,253 MB at its peak, from 316 MB).
+FLOOD = """\
+import zmq
+kernel = get_ipython().kernel
+socket, ident = kernel.shell_stream.socket, kernel._parent_ident["shell"]
+for frame in ident if isinstance(ident, list) else [ident]:
+    socket.send(frame, zmq.SNDMORE)
+chunk = b"x" * (15 << 20)
+for _ in range(80):
+    socket.send(chunk, zmq.SNDMORE)
+"""
+
 STRAYS = """\
 import os, subprocess, sys
 loop = [sys.executable, "-c", "while True: pass"]
@@ -788,6 +802,7 @@ def host(tmp_path_factory):
                                                                folder=str(canary))]),
         "right": learner(),
         "strays": learner(before=[STRAYS, STRAYS_LOOKED_AT]),
+        "flood": learner(before=[FLOOD]),
     }
     if _SYSCALLS:
         notebooks["keyring"] = learner(before=[KEYRING.format(name=CANARY_KEY, **_SYSCALLS)])
@@ -795,8 +810,8 @@ def host(tmp_path_factory):
         write(folder / f"{name}.ipynb", nb)
     key = _session_key(CANARY_KEY, CANARY_SECRET) if _SYSCALLS else None
     try:
-        done, _ = _run_grader(folder, [f"{n}.ipynb" for n in notebooks], folder / "grades.csv",
-                              home)
+        done, peak_mb = _run_grader(folder, [f"{n}.ipynb" for n in notebooks],
+                                    folder / "grades.csv", home)
     finally:
         if key:
             _drop_key(key)
@@ -808,7 +823,7 @@ def host(tmp_path_factory):
     for row in table:
         rows.setdefault(row["submission"].removesuffix(".ipynb"), {})[row["exercise"]] = row
     return {"done": done, "folder": folder, "home": home, "canary": canary, "rows": rows,
-            "table": table, "key": key}
+            "table": table, "key": key, "peak_mb": peak_mb}
 
 
 def test_28_1_the_kernel_is_never_the_hosts_root(host):
@@ -949,3 +964,13 @@ def test_28_4_pythonpath_naming_the_class_folder_mounts_none_of_it(tmp_path, mon
     assert "raised PermissionError: 0 notebooks seen" in seen, done.stdout[-2000:]
     with open(folder / "grades.csv", newline="", encoding="utf-8") as f:
         assert all(row["passed"] == "1" for row in csv.DictReader(f))
+
+
+def test_28_7_a_message_that_never_ends_fills_a_helper_never_the_grader(host):
+    """Each submission is graded in a helper process whose memory is capped: a gigabyte of
+    unfinished frames lands there, and the grader's own peak stays where it was."""
+    done = host["done"]
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert host["peak_mb"] is not None and host["peak_mb"] < 1024, host["peak_mb"]
+    assert passed(host, "right") == {"causal_mask": True, "padding_mask": True}
+    assert set(host["rows"]["flood"]) == {"causal_mask", "padding_mask"}

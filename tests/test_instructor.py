@@ -294,6 +294,34 @@ def test_an_unexpected_error_grading_one_submission_becomes_its_rows(tmp_path, m
                                    for r in table)
 
 
+def test_a_helper_that_dies_or_lies_costs_only_its_submissions_rows(tmp_path, monkeypatch):
+    """Each submission is graded in a forked helper whose memory is capped (a kernel's
+    messages land there, not in the grader); a helper killed midway, or one passing back
+    rows of exercises the run does not grade, becomes that submission's rows alone."""
+    import signal
+
+    paths = [write(tmp_path / f"{n}.ipynb", learner()) for n in ("dies", "lies", "fine")]
+    honest = grade_module._grade_one
+
+    def graded_one(path, nb, run):
+        if path.endswith("dies.ipynb"):
+            os.kill(os.getpid(), signal.SIGKILL)  # as the kernel's flood kills it
+        report = honest(path, nb, run)
+        if path.endswith("lies.ipynb"):
+            report.rows.append(Row(path, "=HYPERLINK()", True, "planted"))
+            report.rows[:] = report.rows[-1:]
+        return report
+
+    monkeypatch.setattr(grade_module, "_grade_one", graded_one)
+    graded = grade_module.grade(paths, sandbox=False, jobs=2)
+    dies, lies, fine = graded.reports
+    assert [r.passed for r in fine.rows] == [True, True]
+    assert all(not r.passed and "helper grading it stopped (signal SIGKILL)" in r.message
+               for r in dies.rows), dies.rows
+    assert all(not r.passed and "not a report" in r.message for r in lies.rows), lies.rows
+    assert {r.exercise for r in lies.rows} == {"causal_mask", "padding_mask"}
+
+
 def test_what_ran_out_of_time_starved_beside_another_kernel_is_graded_again_alone(
         tmp_path, monkeypatch):
     """With --jobs 2 a classmate's busy loops share the CPU with an honest kernel; a
@@ -317,7 +345,7 @@ def test_what_ran_out_of_time_starved_beside_another_kernel_is_graded_again_alon
                            "did not finish in time" if timed_out else "")],
                       starved=timed_out)
 
-    monkeypatch.setattr(grade_module, "_grade_one", graded_one)
+    monkeypatch.setattr(grade_module, "_grade_apart", graded_one)  # threads: shared lists
     done = []
     graded = grade_module.grade(paths, jobs=2, sandbox=False,
                                 on_done=lambda path, report: done.append(Path(path).name))

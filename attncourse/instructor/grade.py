@@ -13,6 +13,11 @@ The pipeline, one module per step:
 - :mod:`.judge` — comparing that with the reference, in the grader's own process;
 - :mod:`.report` — the CSV and the terminal table.
 
+Each submission is graded in a helper process of its own (:func:`_grade_apart`), forked from
+the grader, its memory capped: what a kernel sends the grader (a message of a thousand
+unfinished 15 MB frames is still one message) lands in that helper's memory, never in the
+grader's, and only the rows' texts come back, checked.
+
 This module decides what is graded. A run grades one course notebook — the one ``notebook``
 names, or else the one most submissions hold exercise cells of — and in each submission only
 that notebook's exercises: a cell marked with another id is ignored and listed in that
@@ -23,7 +28,13 @@ submission gets its rows.
 """
 
 import itertools
+import json
+import os
 import re
+import select
+import signal
+import threading
+import time
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +49,7 @@ from attncourse.exercises.engine import Status
 from attncourse.instructor.evaluate import CaseSet, Evaluator, write_case_sets
 from attncourse.instructor.judge import failure
 from attncourse.instructor.kernel import Kernel
+from attncourse.instructor.kernel_limits import mapped_bytes
 from attncourse.instructor.replay import Replay
 from attncourse.instructor.report import Report, Row, clean
 from attncourse.instructor.sandbox import (
@@ -53,6 +65,8 @@ from attncourse.instructor.submission import read_submission
 __all__ = ["Graded", "Limits", "choose_notebook", "grade"]
 
 MAX_NOTES = 30  # per submission, in the terminal and the report
+HELPER_MB = 1024  # what a submission's helper process may map beyond the grader's own size
+_MAX_REPORT = 2**20  # bytes of rows and notes a helper may pass back
 
 _MISSING = failure("no exercise cell for this exercise (deleted, or its `attncourse` "
                    "metadata removed).")
@@ -191,6 +205,130 @@ def _grade_one(path, nb, run):
                   starved)
 
 
+# --------------------------------------------------------------------------------------
+# One submission in a helper process: the grader's memory out of every kernel's reach.
+# --------------------------------------------------------------------------------------
+
+_FORKING = threading.Lock()  # one fork at a time: no helper inherits another's pipe
+
+
+def _as_data(report):
+    """A report as JSON-able data: the rows' texts and verdicts, the notes."""
+    return {"rows": [{"exercise": r.exercise, "passed": r.passed, "message": r.message,
+                      "status": r.status.value if r.status else None, "mistake": r.mistake,
+                      "said": r.said} for r in report.rows],
+            "notes": report.notes, "starved": report.starved}
+
+
+def _text(value, empty=False):
+    """``value`` if it is a string (``None`` allowed when ``empty``); else a ValueError."""
+    if isinstance(value, str) or (empty and value is None):
+        return value
+    raise ValueError("not a text")
+
+
+def _from_data(path, data, run):
+    """The :class:`Report` a helper passed back, every field checked; a ValueError if any
+    is not what :func:`_as_data` writes."""
+    rows = []
+    for row in data["rows"][:len(run.exercises)]:
+        exercise = _text(row["exercise"])
+        if exercise not in run.exercises or not isinstance(row["passed"], bool):
+            raise ValueError("not a row of this run")
+        rows.append(Row(path, exercise, row["passed"], clean(_text(row["message"])),
+                        Status(row["status"]) if row["status"] is not None else None,
+                        _text(row["mistake"], empty=True),
+                        row["said"] and clean(_text(row["said"]))))
+    notes = [clean(_text(n)) for n in data["notes"][:MAX_NOTES + 2]]
+    return Report(rows, notes, data["starved"] is True)
+
+
+def _helper(path, nb, run, out):
+    """The helper's whole life: cap its memory, grade, write the report to ``out``, exit
+    (never returning into the grader's code)."""
+    try:
+        import resource
+
+        import torch
+
+        torch.set_num_threads(1)  # the grader's thread pool did not come along with the fork
+        try:
+            resource.setrlimit(resource.RLIMIT_AS, (mapped_bytes() + HELPER_MB * 2**20,) * 2)
+        except (OSError, ValueError):  # no /proc (macOS): the kernels' own limits still apply
+            pass
+        try:
+            data = _as_data(_grade_one(path, nb, run))
+        except MemoryError:
+            data = {"problem": f"grading it needed more than {HELPER_MB} MB beside the grader"}
+        except Exception as exc:  # a bug, or something no one foresaw: this row only
+            data = {"problem": f"the grader met an unexpected error ({type(exc).__name__})"}
+        blob = json.dumps(data).encode("utf-8", "surrogateescape")[:_MAX_REPORT]
+        blob = len(blob).to_bytes(8, "big") + blob
+        while blob:
+            blob = blob[os.write(out, blob):]
+    finally:
+        os._exit(0)
+
+
+def _read_report(fd, pid, deadline):
+    """The bytes a helper wrote before it exited; ``(bytes or None, how it ended)``."""
+    data, status = b"", None
+    while status is None:
+        if select.select([fd], [], [], 0.2)[0]:
+            chunk = os.read(fd, 2**16)
+            data += chunk
+            if len(data) > _MAX_REPORT + 8:
+                os.kill(pid, signal.SIGKILL)
+                data = b""
+            if chunk:
+                continue
+        done, status = os.waitpid(pid, os.WNOHANG)
+        status = status if done else None
+        if status is None and time.monotonic() > deadline:
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            return None, "it ran past the grader's limit for one notebook"
+    while select.select([fd], [], [], 0)[0] and (chunk := os.read(fd, 2**16)):
+        data += chunk  # what it wrote just before it exited
+    size = int.from_bytes(data[:8], "big")
+    if os.WIFEXITED(status) and len(data) >= 8 and len(data) == 8 + size:
+        return data[8:], ""
+    why = (f"signal {signal.Signals(os.WTERMSIG(status)).name}" if os.WIFSIGNALED(status)
+           else f"exit code {os.WEXITSTATUS(status)}")
+    return None, (f"the helper grading it stopped ({why}), most likely because its kernel "
+                  f"sent the grader more than {HELPER_MB} MB")
+
+
+def _grade_apart(path, nb, run):
+    """:func:`_grade_one` in a helper process forked for it: a kernel's messages, however
+    large, fill the helper's capped memory and never the grader's; the report comes back
+    as JSON and is checked field by field."""
+    if not hasattr(os, "fork"):  # Windows, which has no sandbox either: in the grader
+        return _grade_one(path, nb, run)
+    with _FORKING:
+        read_end, write_end = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            os.close(read_end)
+            _helper(path, nb, run, write_end)
+        os.close(write_end)
+    deadline = (time.monotonic() + run.limits.notebook_timeout + 2 * run.limits.cell_timeout
+                + 300)  # the replay's own limits, with room for kernel starts
+    try:
+        blob, why = _read_report(read_end, pid, deadline)
+    finally:
+        os.close(read_end)
+    if blob is not None:
+        try:
+            data = json.loads(blob.decode("utf-8", "surrogateescape"))
+            if "problem" in data:
+                return _not_graded(path, list(run.exercises), _text(data["problem"]))
+            return _from_data(path, data, run)
+        except (ValueError, KeyError, TypeError, AttributeError):
+            why = "the helper grading it passed back something that is not a report"
+    return _not_graded(path, list(run.exercises), why)
+
+
 def _not_graded(path, exercise_ids, problem):
     return Report([Row(path, i, False, clean(f"not graded: {problem}"), Status.NOT_RUN)
                    for i in exercise_ids or [""]], [clean(problem)])
@@ -225,7 +363,7 @@ def grade(submissions, limits=None, notebook=None, jobs=1, on_done=None, sandbox
             try:
                 report = (_not_graded(path, [], undecided) if chosen is None else
                           _not_graded(path, list(exercises), problem) if nb is None else
-                          _grade_one(path, nb, run))
+                          _grade_apart(path, nb, run))
             except Exception as exc:  # a bug, or something no one foresaw: this row only
                 report = _not_graded(path, list(exercises), f"the grader met an unexpected "
                                                             f"error ({type(exc).__name__})")
