@@ -21,6 +21,8 @@ def _cases():
              (torch.tensor([[1000.0, 1001.0, 999.0], [-1000.0, -1001.0, -999.0],
                             [0.5, -inf, 2.0]]),)),
         Case("a batch (2, 3, 4)", (seeded_randn(2, 3, 4, seed=2) * 3,)),
+        Case("float64 scores: the result keeps their dtype",
+             (seeded_randn(2, 5, seed=3).double() * 4,)),
     ]
 
 
