@@ -728,6 +728,20 @@ for _ in range(80):
     socket.send(chunk, zmq.SNDMORE)
 """
 
+# The kernel's sockets lie in the exchange folder, which it writes: it puts a link to a socket
+# of the host's in place of its shell socket and drops the connection. The grader once
+# reconnected through the link, as root, to whatever listened there (the test's canary).
+SOCKET_SWAP = """\
+import json, os, time
+from ipykernel.connect import get_connection_info
+info = json.loads(get_connection_info())
+path = f"{{info['ip']}}-{{info['shell_port']}}"
+os.unlink(path)
+os.symlink({canary!r}, path)
+get_ipython().kernel.shell_stream.socket.close(linger=0)
+time.sleep(3)
+"""
+
 STRAYS = """\
 import os, subprocess, sys
 loop = [sys.executable, "-c", "while True: pass"]
@@ -782,6 +796,29 @@ def _drop_key(key):
     libc.syscall(_SYSCALLS["keyctl"], 3, key)  # KEYCTL_REVOKE
 
 
+def _host_socket(path):
+    """A listening Unix socket of the host's, and the list of connections it receives."""
+    import socket
+    import threading
+
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    os.chmod(path, 0o777)
+    listener.listen(8)
+    dialled = []
+
+    def serve():
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:  # closed: the run is over
+                return
+            dialled.append(connection)
+
+    threading.Thread(target=serve, daemon=True).start()
+    return listener, dialled
+
+
 @pytest.fixture(scope="module")
 def host(tmp_path_factory):
     folder = tmp_path_factory.mktemp("host")
@@ -803,16 +840,19 @@ def host(tmp_path_factory):
         "right": learner(),
         "strays": learner(before=[STRAYS, STRAYS_LOOKED_AT]),
         "flood": learner(before=[FLOOD]),
+        "socket_swap": learner(before=[SOCKET_SWAP.format(canary=str(home / "host.sock"))]),
     }
     if _SYSCALLS:
         notebooks["keyring"] = learner(before=[KEYRING.format(name=CANARY_KEY, **_SYSCALLS)])
     for name, nb in notebooks.items():
         write(folder / f"{name}.ipynb", nb)
     key = _session_key(CANARY_KEY, CANARY_SECRET) if _SYSCALLS else None
+    listener, dialled = _host_socket(home / "host.sock")
     try:
         done, peak_mb = _run_grader(folder, [f"{n}.ipynb" for n in notebooks],
                                     folder / "grades.csv", home)
     finally:
+        listener.close()
         if key:
             _drop_key(key)
     table = []
@@ -823,7 +863,7 @@ def host(tmp_path_factory):
     for row in table:
         rows.setdefault(row["submission"].removesuffix(".ipynb"), {})[row["exercise"]] = row
     return {"done": done, "folder": folder, "home": home, "canary": canary, "rows": rows,
-            "table": table, "key": key, "peak_mb": peak_mb}
+            "table": table, "key": key, "peak_mb": peak_mb, "dialled": dialled}
 
 
 def test_28_1_the_kernel_is_never_the_hosts_root(host):
@@ -974,3 +1014,12 @@ def test_28_7_a_message_that_never_ends_fills_a_helper_never_the_grader(host):
     assert host["peak_mb"] is not None and host["peak_mb"] < 1024, host["peak_mb"]
     assert passed(host, "right") == {"causal_mask": True, "padding_mask": True}
     assert set(host["rows"]["flood"]) == {"causal_mask", "padding_mask"}
+
+
+def test_28_8_a_link_in_place_of_the_kernels_socket_is_never_dialled(host):
+    """The grader connects once to a socket that exists and never reconnects: a link the
+    kernel puts in place of its socket leads nowhere."""
+    assert host["done"].returncode == 0, host["done"].stderr[-3000:]
+    assert host["dialled"] == []
+    assert "did not finish within" in notes(host, "socket_swap"), notes(host, "socket_swap")
+    assert passed(host, "right") == {"causal_mask": True, "padding_mask": True}

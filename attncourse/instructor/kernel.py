@@ -9,6 +9,8 @@ The grader reads only the kernel's replies on the shell channel, each at most
 import json
 import os
 import queue
+import socket
+import stat
 import subprocess
 import time
 from dataclasses import dataclass
@@ -101,7 +103,12 @@ class Kernel:
                                      **({"pass_fds": launch.pass_fds} if launch.pass_fds else {}))
             finally:
                 launch.release()
-            self.kc = self.km.blocking_client()
+            if launch.transport == "ipc":
+                self._wait_for_socket(f"{self.km.ip}-{self.km.shell_port}", startup_timeout)
+                # dialled once, never again: the socket lies in a folder the kernel writes,
+                # and a reconnection would follow whatever link it put in its place
+                self.context.setsockopt(zmq.RECONNECT_IVL, -1)
+            self.kc = self.km.client(context=self.context)  # a blocking client, these options
             # shell only: the grader never reads what a notebook prints or shows
             self.kc.start_channels(iopub=False, stdin=False, hb=False, control=False)
             self._wait_for_ready(startup_timeout)
@@ -109,6 +116,24 @@ class Kernel:
         except (RuntimeError, OSError) as exc:
             self.close()
             raise KernelStartError(" ".join(str(exc).split())[:200]) from None
+
+    def _wait_for_socket(self, path, timeout):
+        """Wait until the kernel has made its shell socket at ``path``: the grader connects
+        once, to a socket that exists (never a link), and does not reconnect."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            try:
+                if not stat.S_ISSOCK(os.lstat(path).st_mode):
+                    raise RuntimeError("the kernel's shell socket is not a socket")
+                with socket.socket(socket.AF_UNIX) as probe:  # listening, not only made
+                    probe.connect(path)
+                return
+            except (FileNotFoundError, ConnectionRefusedError):
+                pass
+            if not self.km.is_alive():
+                raise RuntimeError("the kernel died before it was ready")
+            time.sleep(0.05)
+        raise RuntimeError(f"the kernel was not ready within {timeout:g} s")
 
     def _wait_for_ready(self, timeout):
         """Wait for the kernel's reply to ``kernel_info`` on the shell channel. Not
