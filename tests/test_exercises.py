@@ -271,9 +271,9 @@ def test_a_module_left_with_a_hook_or_new_weights_is_a_changed_input():
             attn.W_O.weight[:, head * attn.d_k:(head + 1) * attn.d_k] = 0  # for good
         return attn(x, is_causal=True)
 
-    for fn in (hook_left, weights_zeroed):
+    for fn, named in ((hook_left, "hook_left_on"), (weights_zeroed, "changed_input_in_place")):
         result = ac.check("ablated_attention", fn, recorder=NOWHERE)
-        assert result.mistake == "changed_input_in_place", result.message
+        assert result.mistake == named, result.message
         assert "`attn`" in result.message
 
 

@@ -270,10 +270,10 @@ def dtype_finding(expected, got):
     if expected.is_floating_point() and got.is_floating_point():
         why = ("float64 creeps in through a NumPy value, a Python float list given to "
                "`torch.tensor`, or `.double()`" if have == "float64" else
-               "a `.float()` or `.to(...)` changed it")
+               "a `.float()`, a `.to(...)` or a tensor made with another dtype changed it")
         return Mistake("wrong_dtype", f"your result is {have} where the inputs, and the "
-                       f"reference, are {want} ({why}); the next step, which multiplies it "
-                       f"with {want} tensors, would fail. Keep the inputs' dtype.")
+                       f"reference, are {want} ({why}); a next step that combines it with "
+                       f"{want} tensors would fail. Keep the inputs' dtype.")
     return None
 
 

@@ -22,7 +22,7 @@ import torch
 from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.model import Behaviour, Mistake
 from attncourse.exercises.modules import GRADIENT_OF, run_module
-from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES
+from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES, HOOK_LEFT
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
 ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"
@@ -108,7 +108,26 @@ def _changed_inputs(fn, case, args, kwargs):
     untouched originals."""
     pairs = [*zip(_parameter_names(fn, len(args)), case.args, args),
              *((name, case.kwargs[name], kwargs[name]) for name in kwargs)]
-    return tuple(name for name, before, after in pairs if _changed(before, after))
+    return tuple(name + (sentences.HOOK_LEFT_ON if _hook_left(before, after) else "")
+                 for name, before, after in pairs if _changed(before, after))
+
+
+def _hook_left(before, after):
+    """Whether a module came back with its weights as they were but a hook more."""
+    return (isinstance(before, torch.nn.Module) and isinstance(after, torch.nn.Module) and
+            _hooks(after) > _hooks(before) and _same_module(before, _without_hooks(after)))
+
+
+def _without_hooks(module):
+    """A copy of ``module`` with no hooks, for comparing its weights alone."""
+    import copy
+
+    bare = copy.deepcopy(module)
+    for m in bare.modules():
+        m._forward_hooks.clear()
+        m._forward_pre_hooks.clear()
+        m._backward_hooks.clear()
+    return bare
 
 
 def run_cases(fn, cases):
@@ -173,6 +192,26 @@ def name_list_of(expected, output_names):
     return names + [f"item {i}" for i in range(len(names), len(expected))]
 
 
+def _items_differ(names, got_names):
+    """For a module's results (output and gradients, named): which parameters the learner's
+    module trains that the reference's does not, or the other way round; ``None`` when the
+    learner's results carry no names."""
+    if not got_names:
+        return None
+    def listed(found):
+        found = [f"`{n.removeprefix(GRADIENT_OF)}`" for n in found]
+        return ", ".join(found[:4] + ([f"and {len(found) - 4} more"] if len(found) > 4 else []))
+
+    extra = [n for n in got_names if n not in names]
+    if extra:
+        return (f"your module trains {listed(extra)} as a parameter of its own, which the "
+                f"reference does not: in the reference it is the same tensor as another "
+                f"weight (tied), or absent")
+    return (f"your module does not train {listed(n for n in names if n not in got_names)} as a "
+            f"parameter of its own, which the reference does: it is tied to another weight in "
+            f"yours, or not registered (a plain tensor, not an nn.Parameter)")
+
+
 def outcome_difference(expected, outcome, exercise):
     """Compare one outcome with the reference's value, looking inside tuples."""
     if outcome.error:
@@ -185,7 +224,8 @@ def outcome_difference(expected, outcome, exercise):
         return (f"returned a single {type(got).__name__}, but should return a tuple "
                 f"({', '.join(names)})")
     if len(got) != len(expected):
-        return f"returned {len(got)} items, but should return {len(expected)} ({', '.join(names)})"
+        return _items_differ(names, getattr(got, "names", None)) or (
+            f"returned {len(got)} items, but should return {len(expected)} ({', '.join(names)})")
     for name, e, g in zip(names, expected, got):
         gap = difference(e, g, exercise.atol, name)
         if gap:
@@ -229,6 +269,14 @@ def _raised(mistake, errors):
     return any(re.search(mistake.raises, e) for e in errors)
 
 
+def _in_place(outcomes):
+    """What changing the inputs was: a hook left on a module, or any other change."""
+    changed = [name for o in outcomes for name in o.changed]
+    if changed and all(name.endswith(sentences.HOOK_LEFT_ON) for name in changed):
+        return HOOK_LEFT
+    return CHANGED_INPUT
+
+
 def recognise(exercise, cases, outcomes):
     """The known mistake that explains the learner's outcomes, or ``None``: the first of the
     exercise's whose outputs match the learner's on every case; else a change of the inputs
@@ -240,7 +288,7 @@ def recognise(exercise, cases, outcomes):
                 _agrees((_call(mistake.impl, case) for case in cases), outcomes, exercise)):
             return mistake
     if any(o.changed for o in outcomes):
-        return CHANGED_INPUT
+        return _in_place(outcomes)
     for mistake in (*exercise.mistakes, *COMMON_MISTAKES):
         if mistake.raises and not mistake.impl and _raised(mistake, errors):
             return mistake
@@ -371,7 +419,7 @@ def judge(exercise, cases, outcomes):
     if len(failing) < len(cases):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
-    mistake = recognise(exercise, cases, outcomes) if any(differences) else CHANGED_INPUT
+    mistake = recognise(exercise, cases, outcomes) if any(differences) else _in_place(outcomes)
     if mistake is not None and mistake.impl is None and error and gaps[first]:
         # an error's words alone are weak evidence: a size no input has says more
         mistake = diagnosis(exercise, cases, outcomes, expected, first) or mistake

@@ -175,9 +175,10 @@ MERGE_HEADS = Exercise(
         Mistake("transpose_2_3", "transpose(2, 3) swaps seq and d_k. To bring seq in front of "
                 "the heads swap axes 1 and 2: x.transpose(1, 2), then reshape.",
                 lambda x: x.transpose(2, 3).reshape(x.size(0), x.size(2), -1)),
-        Mistake("flatten_without_transpose", "flatten(2) merges each head's seq and d_k, "
-                "(batch, heads, seq * d_k). First bring seq in front of the heads, "
-                "x.transpose(1, 2), then flatten(2).", lambda x: x.flatten(2)),
+        Mistake("flatten_without_transpose", "each head's seq and d_k were merged, "
+                "(batch, heads, seq * d_k), the heads' axis still in front of seq. First bring "
+                "seq in front of the heads, x.transpose(1, 2), then flatten(2).",
+                lambda x: x.flatten(2)),
         Mistake("flatten_too_much", "flatten(1) merges seq into the features too; after the "
                 "transpose flatten only the last two axes, heads and d_k: flatten(2).",
                 lambda x: x.transpose(1, 2).flatten(1)),

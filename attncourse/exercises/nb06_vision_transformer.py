@@ -8,6 +8,7 @@ from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.exercises.modules import module_function_case
+from attncourse.masks import causal_mask
 from attncourse.vit import ViT, ViTConfig, add_class_token_and_positions, embed_patches, patchify
 
 NOTEBOOK = find("06")
@@ -317,15 +318,16 @@ def _vit_cases():
 
 
 def _vit_with(read=lambda x: x[:, 0], positions=True, cls_first=True, encoder=True,
-              finish=lambda scores: scores):
+              finish=lambda scores: scores, causal=False):
     """The forward pass with one step changed: which state the head reads, the positions,
-    where the class token goes, the encoder, what the scores become."""
+    where the class token goes, the encoder (or its mask), what the scores become."""
     def forward(model, images):
         tokens = model.patch_embed(images)  # (batch, n, d_model)
         cls = model.cls_token.expand(tokens.size(0), 1, tokens.size(2))
         x = torch.cat([cls, tokens] if cls_first else [tokens, cls], dim=1)
         x = x + model.positions if positions else x
-        x = model.encoder(x, None) if encoder else x
+        mask = causal_mask(x.size(1)) if causal else None
+        x = model.encoder(x, mask) if encoder else x
         return finish(model.head(read(x)))
     return forward
 
@@ -391,6 +393,10 @@ VIT_FORWARD = Exercise(
         Mistake("no_encoder", "the tokens never go through the encoder, so the class token "
                 "never gathers anything from the patches: x = model.encoder(x, None).",
                 _vit_with(encoder=False)),
+        Mistake("causal_mask", "the encoder got a causal mask, so each token sees only those "
+                "before it — and the class token, in front, sees only itself: the scores never "
+                "depend on the image. A ViT's tokens all see each other: model.encoder(x, None).",
+                _vit_with(causal=True)),
         Mistake("softmax_on_scores", "the scores are turned into probabilities; return them as "
                 "they are — the cross-entropy loss applies the softmax itself.",
                 _vit_with(finish=lambda scores: scores.softmax(-1))),

@@ -18,6 +18,15 @@ CHANGED_INPUT = Mistake(
     "register on it removed before you return (`handle.remove()`, in a `finally:`).")
 
 
+#: a module passed in came back with a hook more, its weights as they were
+HOOK_LEFT = Mistake(
+    "hook_left_on", "a hook registered on a module the caller passed in is still on it after "
+    "your function returned, so every later call of that module runs it too. Keep the handle "
+    "`register_forward_hook` returns and remove it before you return, whatever happens: "
+    "`try: ... finally: handle.remove()`.")
+HOOK_LEFT_ON = " (a hook left on it)"  # marks such an input among the changed ones
+
+
 #: slips of any exercise, each recognised by the error it raises
 COMMON_MISTAKES = (
     Mistake("gradient_cut", "your result carries no gradient: it was computed under "
@@ -37,8 +46,9 @@ COMMON_MISTAKES = (
     Mistake("float_size", "a size is a float: `/` always gives one (8 / 2 is 4.0), and shapes "
             "need ints. Divide sizes with `//` (8 // 2 is 4).",
             raises=r"ints,\s*but got float|'float' object cannot be interpreted as an integer"),
-    Mistake("view_after_transpose", "`.view` cannot regroup a tensor after `.transpose` or "
-            "`.permute`: its numbers are no longer in order in memory. Use `.reshape(...)` "
+    Mistake("view_after_transpose", "`.view` cannot regroup a tensor after `.transpose`, "
+            "`.permute` or a slice such as `[:, :-1]`: its numbers are no longer in order in "
+            "memory. Use `.reshape(...)` "
             "(or `.contiguous().view(...)`).", raises=r"view size is not compatible"),
     Mistake("truth_of_a_tensor", "`if t:` (or `not t`, `t and u`) asks a whole tensor for a "
             "single True or False. Test for a missing tensor with `t is None`; combine masks "
@@ -106,7 +116,10 @@ def error_meaning(exercise, error):
 def changed_inputs(names):
     """The sentence for a call whose values were right but which changed its inputs
     ``names`` in place."""
-    listed = ", ".join(f"`{name}`" for name in names)
+    listed = ", ".join(f"`{name.removesuffix(HOOK_LEFT_ON)}`" for name in names)
+    if all(name.endswith(HOOK_LEFT_ON) for name in names):
+        return (f"the values are right, but your function left a hook on its input {listed}: "
+                f"the module is not as it was before the call")
     return (f"the values are right, but your function changed its input {listed} in place "
             f"(it differs after the call: its values, or a module's weights or hooks)")
 
@@ -215,4 +228,5 @@ def gradient_never_reaches(name):
     return Mistake("gradient_never_reaches", f"no gradient reaches `{name}`, though the "
                    f"reference's result depends on it: the path from it to your result is cut "
                    f"(`.detach()`, `.data`, `torch.no_grad()`) or never taken (the weight is not "
-                   f"used, or another one is used in its place).")
+                   f"used, another one is used in its place, or a mask hides from the result "
+                   f"every position that reads it).")
