@@ -60,6 +60,21 @@ def score(set_name):
     return rows
 
 
+#: answers a set's writer labelled wrong that the exercise's stated contract allows (the
+#: stub's docstring says so): counted apart, neither accepted-wrong nor rejected-right
+CONTRACT = {
+    "multi_head_forward_sdpa": "a query that sees no key may get any finite result (SDPA's "
+                               "zeros)",
+    "apply_rotary_float32_angles": "angles in float32 for a float64 x (the course's own "
+                                   "solution computes them so)",
+    "e_rot_float32_angles": "angles in float32 for a float64 x",
+    "next_token_probs_exactly_k": "a tie with the k-th largest may go either way (the stub)",
+    "f_ntp_scatter": "a tie with the k-th largest may go either way (the stub)",
+    "d_embed_bias_added_after": "bias is a (d_model,) tensor (the stub), never None",
+    "f_emb_bias_view": "bias is a (d_model,) tensor (the stub), never None",
+}
+
+
 def summary(rows):
     """The counts, per exercise and in all, as a Markdown table."""
     per = defaultdict(lambda: defaultdict(int))
@@ -70,8 +85,11 @@ def summary(rows):
                 counts["right"] += 1
                 counts["right rejected"] += row["status"] != Status.PASSED.name
                 continue
-            counts["wrong"] += 1
             accepted = row["status"] == Status.PASSED.name
+            if accepted and row["fn"] in CONTRACT:
+                counts["contract"] += 1
+                continue
+            counts["wrong"] += 1
             counts["wrong accepted"] += accepted
             counts["named"] += row["status"] == Status.NAMED_MISTAKE.name
             counts["caught"] += not accepted
@@ -83,6 +101,11 @@ def summary(rows):
             f" ({100 * c['named'] / c['caught']:.0f}%)" if c["caught"] else "")
         lines.append(f"| {key} | {c['wrong']} | {c['wrong accepted']} | {named} | "
                      f"{c['right']} | {c['right rejected']} |")
+    allowed = [r for r in rows if r["fn"] in CONTRACT and r["status"] == Status.PASSED.name]
+    if allowed:
+        lines.append("\nlabelled wrong by the set's writer, allowed by the stated contract (not "
+                     "counted above): " + "; ".join(f"{r['fn']} ({CONTRACT[r['fn']]})"
+                                                   for r in allowed))
     slowest = max(rows, key=lambda r: r["seconds"])
     lines.append(f"\nslowest check: {slowest['seconds']:.2f} s ({slowest['exercise']}, "
                  f"{slowest['fn']})")
@@ -103,7 +126,20 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "the MultiHeadAttention capstone included); first scored at 437f3dc: 5 "
                    "accepted, 166 of 207 named (80%), none rejected; a reader judged 150 right "
                    "(72% of the caught), 11 vague, 5 misnamed. Then read and mended (4334ebf); "
-                   "the one still accepted adds a bias of None, which the stub leaves open"))
+                   "the one still accepted adds a bias of None, which the stub now rules out"),
+         ("set_e", "written blind on 2026-12-02 after set D's mends (243 wrong, 60 correct, the "
+                   "ViT and GPT capstones included); first scored at 1347f7e: 2 accepted (a "
+                   "softmax cast to float32, since caught; float32 rotary angles, which the "
+                   "contract allows), 194 of 241 named (80%), none rejected; a reader judged "
+                   "186 right (77% of the caught), 54 vague, 1 misnamed. Then mended (64cc193, "
+                   "d937024)"),
+         ("set_f", "written blind on 2026-12-02 after set E's mends (190 wrong, 60 correct); "
+                   "first scored at d937024: 2 accepted, the two points earlier sets had left "
+                   "open (a tie with the k-th largest logit, a bias of None), both then settled "
+                   "in the stubs as allowed; 150 of 188 named (80%), none rejected; a reader "
+                   "judged 146 right (78% of the caught), 41 vague, 1 misnamed (a class token "
+                   "encoded alone, named as a causal mask: a sentence set E's mends had added). "
+                   "Then mended"))
 
 
 def main():

@@ -55,7 +55,12 @@ def _fit(module, state):
     extra = [k for k in own if k not in state and k in parameters]
     reshaped = [k for k in state if k in own and own[k].shape != state[k].shape]
     if missing or extra or reshaped:
-        said = [f"it has no `{k}` (the reference's is {tuple(state[k].shape)})" for k in missing]
+        lists = [name for name in sorted({k.split(".")[0] for k in missing})
+                 if isinstance(getattr(module, name, None), (list, tuple))]
+        said = [f"its `{name}` is a plain Python {type(getattr(module, name)).__name__}, whose "
+                f"modules' parameters are never registered: use nn.ModuleList" for name in lists]
+        missing = [k for k in missing if k.split(".")[0] not in lists]
+        said += [f"it has no `{k}` (the reference's is {tuple(state[k].shape)})" for k in missing]
         said += [f"it has `{k}`, which the reference does not" for k in extra]
         said += [f"its `{k}` is {tuple(own[k].shape)}, the reference's "
                  f"{tuple(state[k].shape)}" for k in reshaped]

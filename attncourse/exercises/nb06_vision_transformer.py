@@ -393,9 +393,11 @@ VIT_FORWARD = Exercise(
         Mistake("no_encoder", "the tokens never go through the encoder, so the class token "
                 "never gathers anything from the patches: x = model.encoder(x, None).",
                 _vit_with(encoder=False)),
-        Mistake("causal_mask", "the encoder got a causal mask, so each token sees only those "
-                "before it — and the class token, in front, sees only itself: the scores never "
-                "depend on the image. A ViT's tokens all see each other: model.encoder(x, None).",
+        Mistake("class_token_sees_only_itself", "the class token attends to nothing but "
+                "itself, so the scores never depend on the image: the encoder got a causal mask "
+                "(the class token, in front, then sees only itself), or only the class token "
+                "went through it. Encode the whole sequence, class token and patches, and let "
+                "every token see every other: model.encoder(x, None).",
                 _vit_with(causal=True)),
         Mistake("softmax_on_scores", "the scores are turned into probabilities; return them as "
                 "they are — the cross-entropy loss applies the softmax itself.",

@@ -176,7 +176,8 @@ def patchify(images, patch_size):
 
 
 def embed_patches(images, weight, bias, patch_size):
-    """Return patchify(images, p) @ weight.T + bias, computed with one F.conv2d of stride p."""
+    """Return patchify(images, p) @ weight.T + bias (a (d_model,) tensor), computed with one
+    F.conv2d of stride p."""
     d_model = weight.size(0)
     kernel = weight.reshape(d_model, -1, patch_size, patch_size)  # (d_model, C, p, p)
     maps = F.conv2d(images, kernel, bias, stride=patch_size)  # (batch, d_model, rows, cols)
@@ -239,7 +240,8 @@ def next_token_loss(logits, tokens):
 
 def next_token_probs(logits, temperature=1.0, top_k=None):
     """Probabilities of the next token: logits / temperature, only the top_k largest kept
-    (all if top_k is None or not below the vocabulary size), then softmax over the last axis."""
+    (all if top_k is None or not below the vocabulary size; a tie with the k-th largest may
+    go either way), then softmax over the last axis."""
     logits = logits / temperature
     if top_k is not None and top_k < logits.size(-1):
         kth = logits.topk(top_k, dim=-1).values[..., -1:]  # (..., 1): the k-th largest

@@ -186,7 +186,8 @@ print("linear on patches == strided convolution:", torch.allclose(tokens, from_c
 
 # %% attncourse={"exercise": "embed_patches"} tags=["exercise"]
 def embed_patches(images, weight, bias, patch_size):
-    """Return patchify(images, p) @ weight.T + bias, computed with one F.conv2d of stride p."""
+    """Return patchify(images, p) @ weight.T + bias (a (d_model,) tensor), computed with one
+    F.conv2d of stride p."""
     raise NotImplementedError  # replace this line with your code
 
 

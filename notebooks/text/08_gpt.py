@@ -578,7 +578,8 @@ print(f"validation above the best n-gram ({best_n}-gram, {best_ngram:.3f}):", va
 # %% attncourse={"exercise": "next_token_probs"} tags=["exercise"]
 def next_token_probs(logits, temperature=1.0, top_k=None):
     """Probabilities of the next token: logits / temperature, only the top_k largest kept
-    (all if top_k is None or not below the vocabulary size), then softmax over the last axis."""
+    (all if top_k is None or not below the vocabulary size; a tie with the k-th largest may
+    go either way), then softmax over the last axis."""
     raise NotImplementedError  # replace this line with your code
 
 

@@ -1,0 +1,1 @@
+"""Blind set F: held-out learner answers (see README.md)."""
