@@ -66,7 +66,7 @@ def main(size=CLASS_SIZE):
     return "\n".join([
         "## Grading a class (attncourse grade)",
         f"{size} submissions of 00_welcome (half unsolved, half solved), each run top to bottom "
-        f"in a fresh kernel and its exercise judged in the grader's process; {sandbox.detail}; "
+        f"in a fresh kernel and its exercise judged outside it, in the submission's grading helper (a process forked from the grader); {sandbox.detail}; "
         f"{os.cpu_count()} CPU cores. Target: {size} submissions in under 300 s, sandboxed. "
         f"The one-at-a-time rows are the best of two alternating rounds. Reproduce with "
         f"`python benchmarks/bench_grading.py`.",

@@ -1,4 +1,4 @@
-"""Judge: the verdict on what a learner's function returned, decided in the grader's process
+"""Judge: the verdict on what a learner's function returned, decided in the grader's own code
 by the engine's :func:`~attncourse.exercises.engine.judge` and the exercise's behaviour test —
 nothing that ran in the learner's kernel has a say."""
 
