@@ -363,10 +363,43 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     if case.base is not None and not outcomes[case.base].error and \
             outcome_difference(outcomes[case.base].value, outcome, exercise) is None:
         return diagnose.unchanged_finding(case.changed)
+    shared = _shared_results(expected[index], outcome.value, exercise)
+    if shared:
+        return shared
     return (diagnose.finding(expected[index], outcome.value, sizes, exercise.atol) or
+            _unused_argument(exercise, cases, outcomes) or
             (None if case.through else  # a module's arguments are not the reference's to swap
              diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
                                           exercise.atol)))
+
+
+def _shared_results(expected, got, exercise):
+    """Two results that are one tensor (``targets = tokens``), where the reference's are two."""
+    if not (isinstance(expected, tuple) and isinstance(got, (tuple, list)) and
+            len(got) == len(expected)):
+        return None
+
+    def storage(t):
+        return t.untyped_storage().data_ptr() if torch.is_tensor(t) and t.numel() else None
+
+    names = name_list_of(expected, exercise.output_names)
+    for i in range(len(got)):
+        for j in range(i + 1, len(got)):
+            if storage(got[i]) is not None and storage(got[i]) == storage(got[j]) and \
+                    storage(expected[i]) != storage(expected[j]):
+                return sentences.results_share_memory(names[i], names[j])
+    return None
+
+
+def _unused_argument(exercise, cases, outcomes):
+    """An argument whose change, in any variant, left the learner's result as it was (the
+    reference's moved): a fact about the function, whichever case failed first."""
+    for case, outcome in zip(cases, outcomes):
+        base = outcomes[case.base] if case.base is not None else None
+        if (base is not None and not base.error and not outcome.error and
+                outcome_difference(base.value, outcome, exercise) is None):
+            return diagnose.unchanged_finding(case.changed)
+    return None
 
 
 def _gradient_cut(expected, got, exercise):

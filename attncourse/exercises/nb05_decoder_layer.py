@@ -472,6 +472,11 @@ POSITION_INFLUENCE = Exercise(
                 "every output position, so a whole column gets one number. Keep one per output "
                 "position: .amax(dim=(0, 2)), over batch and features.",
                 _influence(_first_feature, _output_change, lambda c: c.max())),
+        Mistake("batch_averaged", "the changes are averaged over the batch; entry [i, j] is "
+                "the *largest* absolute change of output position i over the batch and the "
+                "features: .amax(dim=(0, 2)).",
+                _influence(_first_feature, _output_change,
+                           lambda c: c.amax(dim=2).mean(dim=0))),
         Mistake("max_over_features_only", "the largest change is taken over the features only, "
                 "leaving (batch, seq); take it over the batch too: .amax(dim=(0, 2)).",
                 _influence(_first_feature, _output_change, lambda c: c.amax(dim=-1))),

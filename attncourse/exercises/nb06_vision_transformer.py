@@ -185,6 +185,12 @@ EMBED_PATCHES = Exercise(
                 "channel, as patchify flattens a patch — so reshape it to (d_model, C, p, p) "
                 "directly, without treating the channels as the last axis.",
                 _embed_kernel_channels_last),
+        Mistake("kernel_transposed", "each p × p kernel is transposed (its rows and columns "
+                "swapped), so a patch is read column by column while patchify reads it row by "
+                "row: reshape the weight to (d_model, C, p, p) and use it as it is.",
+                lambda i, w, b, p: _conv_maps(
+                    i, w, b, p, kernel=w.reshape(w.size(0), -1, p, p).transpose(-1, -2)
+                ).flatten(2).transpose(1, 2)),
         Mistake("weight_not_transposed", "nn.Linear stores its weight as (out, in) = "
                 "(d_model, C·p·p), so a row of patches is multiplied by weight.T, not weight.",
                 lambda i, w, b, p: patchify(i, p) @ w + b),

@@ -97,6 +97,13 @@ def _block_max_as(block_max, block_sum=lambda p: p.sum(-1, keepdim=True)):
     return update
 
 
+def _shifted_by_block_max(m, ell, out, s, v):
+    new_m = torch.maximum(m, s.amax(-1, keepdim=True))
+    rescale = torch.exp(m - new_m)
+    p = torch.exp(s - s.amax(-1, keepdim=True))  # this block's own max, not the new one
+    return new_m, ell * rescale + p.sum(-1, keepdim=True), out * rescale + p @ v
+
+
 def _old_max_returned(m, ell, out, s, v):
     _, new_ell, new_out = online_softmax_update(m, ell, out, s, v)
     return m, new_ell, new_out
@@ -149,6 +156,10 @@ ONLINE_SOFTMAX_UPDATE = Exercise(
         Mistake("not_shifted", "this block's weights are exp(scores), not "
                 "exp(scores - new_max): every term of the sum must be taken relative to the "
                 "same max, or exp overflows for large scores.", _not_shifted),
+        Mistake("shifted_by_block_max", "this block's weights are exp(scores − the block's "
+                "own max), while the old state is brought to the new running max: when the "
+                "running max is the larger, the two are on different scales. Shift the block "
+                "by the new running max too: exp(scores − new_max).", _shifted_by_block_max),
         Mistake("normalised_output", "the output is divided by the running sum. Keep it "
                 "unnormalised, Σ exp(s - max) · v; the division happens once, after the last "
                 "block.", _normalised_output),

@@ -170,6 +170,14 @@ def _scores(previous_key=lambda t: t - 1, previous_from=1, induction_key=lambda 
     return scores
 
 
+def _next_key(weights):
+    """The previous-token score read above the diagonal: query t on key t + 1 (or the
+    indices swapped, [t − 1, t]: the same weights)."""
+    _, induction = head_scores(weights)
+    q = torch.arange(0, weights.size(-1) - 1)
+    return weights[:, :, q, q + 1].mean(dim=(0, 2)), induction
+
+
 HEAD_SCORES = Exercise(
     id="head_scores",
     title="A head's previous-token and induction scores, from its attention weights",
@@ -202,6 +210,10 @@ HEAD_SCORES = Exercise(
                 "token's first occurrence. An induction head attends one position later, "
                 "t − half + 1, to the token that followed it: that is the one it copies.",
                 _scores(induction_key=lambda t, h: t - h)),
+        Mistake("next_key", "the previous-token score reads the weights above the diagonal, "
+                "query t on key t + 1 (or the indices came in the order [key, query]): under "
+                "a causal mask those are all 0. A previous-token head's weight sits just below "
+                "the diagonal: weights[:, :, t, t − 1] for t ≥ 1.", _next_key),
         Mistake("diagonal_not_previous", "the previous-token score reads the diagonal, key t: "
                 "the query's own position. A previous-token head looks one back: key t − 1.",
                 _scores(previous_key=lambda t: t, previous_from=0)),
@@ -264,6 +276,12 @@ def _zeroed(concat, head, d_k, keep_only=False, start=None):
         concat[..., columns] = kept
     else:
         concat[..., columns] = 0
+    return concat
+
+
+def _interleaved_zeroed(concat, head, d_k):
+    concat = concat.clone()
+    concat[..., head::concat.size(-1) // d_k] = 0
     return concat
 
 
@@ -344,6 +362,13 @@ ABLATED_ATTENTION = Exercise(
         Mistake("not_causal", "attn was called without is_causal=True, so every position saw "
                 "the future too. Call attn(x, is_causal=True).",
                 _through_W_O(lambda c, h, d: _zeroed(c, h, d), causal=False)),
+        Mistake("next_head", "the columns zeroed are head + 1's (heads are counted from 0): "
+                "head i owns columns i·d_k up to (i + 1)·d_k of the concatenation.",
+                _through_W_O(lambda c, h, d: _zeroed(c, h + 1, d))),
+        Mistake("interleaved_heads", "every num_heads-th column was zeroed, as if the heads "
+                "took turns column by column; the concatenation puts each head's d_k columns "
+                "side by side: head i owns columns i·d_k up to (i + 1)·d_k.",
+                _through_W_O(lambda c, h, d: _interleaved_zeroed(c, h, d))),
         Mistake("slice_by_head_index", "the columns zeroed start at `head`, not at head·d_k: "
                 "head i owns columns i·d_k up to (i + 1)·d_k of the concatenation.",
                 _through_W_O(lambda c, h, d: _zeroed(c, h, d, start=h))),

@@ -224,6 +224,12 @@ def using_the_reference(exercise):
             f"check({exercise.id!r}, ...) in this kernel yet")
 
 
+def results_share_memory(first, second):
+    return Mistake("results_share_memory", f"`{first}` and `{second}` are one tensor under two "
+                   f"names (`b = a` names the same tensor, it does not copy it), so writing "
+                   f"into one changed the other. Make the second a copy: `a.clone()`.")
+
+
 def gradient_never_reaches(name):
     return Mistake("gradient_never_reaches", f"no gradient reaches `{name}`, though the "
                    f"reference's result depends on it: the path from it to your result is cut "
