@@ -61,6 +61,11 @@ def test_names_and_messages_are_escaped():
         Mark(hostile, Status.NAMED_MISTAKE, hostile, hostile, hostile),), (hostile,)),))
     page = render(results)
     assert "<script" not in page and "<img" not in page
+    reversing = "caf\u202egnp.exe\x1b[2J\x07"  # a direction override, an escape code, a bell
+    page = render(ClassResults("03", ("causal_mask",), (Learner(reversing, (
+        Mark("causal_mask", Status.FAILED, "", "", reversing),), (reversing,)),)))
+    assert not {"\u202e", "\x1b", "\x07"} & set(page), "raw control characters in the page"
+    assert "\\u202e" in page and "\\x1b" in page
 
 
 def test_a_class_with_nothing_graded_still_gets_a_page():

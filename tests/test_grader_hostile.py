@@ -742,6 +742,25 @@ get_ipython().kernel.shell_stream.socket.close(linger=0)
 time.sleep(3)
 """
 
+# A kernel plants links where the next kernel's sockets will be named and crashes: choosing
+# those names, the grader (root) once tested each link's target, and the next kernel read
+# from its own ports which of the host's files exist.
+PLANT_SOCKET_NAMES = """\
+import json, os
+from ipykernel.connect import get_connection_info
+exchange = os.path.dirname(json.loads(get_connection_info())["ip"])
+for n in range(1, 12):
+    os.symlink({canary!r}, os.path.join(exchange, f"k2-{{n}}"))
+os._exit(1)
+"""
+PORTS_SEEN = """\
+import json
+from ipykernel.connect import get_connection_info
+info = json.loads(get_connection_info())
+raise RuntimeError("ports " + " ".join(str(v) for k, v in sorted(info.items())
+                                       if k.endswith("_port")))
+"""
+
 STRAYS = """\
 import os, subprocess, sys
 loop = [sys.executable, "-c", "while True: pass"]
@@ -841,6 +860,8 @@ def host(tmp_path_factory):
         "strays": learner(before=[STRAYS, STRAYS_LOOKED_AT]),
         "flood": learner(before=[FLOOD]),
         "socket_swap": learner(before=[SOCKET_SWAP.format(canary=str(home / "host.sock"))]),
+        "socket_names": learner(before=[PLANT_SOCKET_NAMES.format(canary=str(canary / "file")),
+                                        PORTS_SEEN]),
     }
     if _SYSCALLS:
         notebooks["keyring"] = learner(before=[KEYRING.format(name=CANARY_KEY, **_SYSCALLS)])
@@ -1023,3 +1044,13 @@ def test_28_8_a_link_in_place_of_the_kernels_socket_is_never_dialled(host):
     assert host["dialled"] == []
     assert "did not finish within" in notes(host, "socket_swap"), notes(host, "socket_swap")
     assert passed(host, "right") == {"causal_mask": True, "padding_mask": True}
+
+
+def test_28_9_a_restarted_kernel_gets_a_fresh_exchange_folder(host):
+    """Links a crashed kernel left where the next kernel's sockets will be named never make
+    the grader look at a host path: the exchange folder is emptied before every restart."""
+    probed = notes(host, "socket_names")
+    found = re.search(r"ports ([\d ]+)", probed)
+    assert found, probed
+    assert max(map(int, found.group(1).split())) <= 5, probed  # 12 and up: links were probed
+    assert passed(host, "socket_names") == {"causal_mask": True, "padding_mask": True}

@@ -227,6 +227,8 @@ RESULT_BOMBS = {
     "unknown kind": ({"object": "os.system"}, "not in the expected form"),
     "unknown dtype": ({"dtype": "qint8"}, "not in the expected form"),
     "deep": (json.loads("[" * 500 + "]" * 500), "nested too deep"),
+    "empty but vast": ({"tensor": {"dtype": "bool", "shape": [0, 10**30], "offset": 0,
+                                   "nbytes": 0}}, "cannot read"),  # torch.empty would raise
 }
 
 

@@ -9,7 +9,8 @@ It answers three questions, in this order:
 
 The page is a single file: styles and SVG charts are inline, and it loads nothing — no
 script, font or picture — which its Content-Security-Policy also tells the browser. Every name
-and message is escaped: a submission's file name is the learner's to choose. The same results
+and message is escaped, its control and direction characters shown as escapes: a submission's
+file name is the learner's to choose. The same results
 give the same bytes (there is no date in it), like the CSV.
 
 The input is typed and says nothing of how grading ran: a :class:`ClassResults` of learners'
@@ -120,7 +121,9 @@ BAR_WIDTH = 360  # pixels for 100%
 
 
 def _e(text):
-    return html.escape(str(text))
+    """``text`` for the page: control and direction characters shown as escapes (a learner's
+    U+202E cannot reverse what follows), then HTML-escaped."""
+    return html.escape(printable(str(text)))
 
 
 def _inline(text):

@@ -48,7 +48,7 @@ from attncourse.exercises.catalogue import exercises_for, get
 from attncourse.exercises.engine import Status
 from attncourse.instructor.evaluate import CaseSet, Evaluator, write_case_sets
 from attncourse.instructor.judge import failure
-from attncourse.instructor.kernel import Kernel
+from attncourse.instructor.kernel import Kernel, KernelStartError
 from attncourse.instructor.kernel_limits import mapped_bytes
 from attncourse.instructor.replay import Replay
 from attncourse.instructor.report import Report, Row, clean
@@ -56,6 +56,7 @@ from attncourse.instructor.sandbox import (
     Isolation,
     Limits,
     launch,
+    remove_tree,
     require,
     run_folder,
     submission_folder,
@@ -167,8 +168,14 @@ def _kernels(run, folder, exchange):
     starts = itertools.count(1)
 
     def start():
+        number = next(starts)
+        if number > 1:  # a fresh exchange folder: nothing the last kernel left (a link in
+            # place of a socket name the next one would be given) reaches the grader
+            if not remove_tree(exchange):
+                raise KernelStartError("its exchange folder could not be emptied")
+            exchange.mkdir()
         where = launch(run.isolation, folder, exchange, run.folder / "cases", run.limits,
-                       next(starts))
+                       number)
         return Kernel(where, folder / "spec")
 
     return start

@@ -227,7 +227,7 @@ class _Reader:
         dtype, shape = _DTYPES.get(spec.get("dtype")), spec.get("shape")
         offset, nbytes = spec.get("offset"), spec.get("nbytes")
         if not (dtype is not None and isinstance(shape, list) and len(shape) <= MAX_DEPTH and
-                all(type(s) is int and s >= 0 for s in shape + [offset, nbytes])):
+                all(type(s) is int and 0 <= s < 2**40 for s in shape + [offset, nbytes])):
             raise TransportError("the results describe a tensor the grader cannot read")
         numel = math.prod(shape)
         self.elements += numel
