@@ -72,6 +72,7 @@ CONTRACT = {
     "f_ntp_scatter": "a tie with the k-th largest may go either way (the stub)",
     "d_embed_bias_added_after": "bias is a (d_model,) tensor (the stub), never None",
     "f_emb_bias_view": "bias is a (d_model,) tensor (the stub), never None",
+    "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
 }
 
 

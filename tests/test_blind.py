@@ -19,8 +19,9 @@ CONTRACT = {
     "f_ntp_scatter": "a tie with the k-th largest may go either way",
     "d_embed_bias_added_after": "bias is a (d_model,) tensor, never None",
     "f_emb_bias_view": "bias is a (d_model,) tensor, never None",
+    "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
 }
-SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f")
+SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g")
 
 
 def _answers(*sets):
