@@ -140,7 +140,13 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "in the stubs as allowed; 150 of 188 named (80%), none rejected; a reader "
                    "judged 146 right (78% of the caught), 41 vague, 1 misnamed (a class token "
                    "encoded alone, named as a causal mask: a sentence set E's mends had added). "
-                   "Then mended"))
+                   "Then mended (51605a4, 5642ca4)"),
+         ("set_g", "written blind on 2026-12-02 after set F's mends (176 wrong, 60 correct); "
+                   "first scored at 053b793: 1 accepted, a float 0/1 mask given to the "
+                   "MultiHeadAttention module, whose stub says its mask is bool (allowed); 147 "
+                   "of 175 named (84%), none rejected; a reader judged 147 right (84% of the "
+                   "caught), 28 vague, 0 misnamed, and 3 verdicts explained by the error's own "
+                   "words alone (since given a sentence of the checker's)"))
 
 
 def main():

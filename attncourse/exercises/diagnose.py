@@ -272,8 +272,9 @@ def dtype_finding(expected, got):
                "`torch.tensor`, or `.double()`" if have == "float64" else
                "a `.float()`, a `.to(...)` or a tensor made with another dtype changed it")
         return Mistake("wrong_dtype", f"your result is {have} where the inputs, and the "
-                       f"reference, are {want} ({why}); a next step that combines it with "
-                       f"{want} tensors would fail. Keep the inputs' dtype.")
+                       f"reference, are {want} ({why}); a next step that multiplies it "
+                       f"with {want} tensors (a matrix product) would fail. Keep the inputs' "
+                       f"dtype.")
     return None
 
 

@@ -108,8 +108,11 @@ def error_meaning(exercise, error):
         found = re.search(pattern, error)
         if found:
             return meaning.format(*found.groups(), signature=exercise.signature)
-    return ("the line above is the error Python raised on this case's inputs; call your "
-            "function on them in a cell of its own to see which line fails.")
+    return ("Python raised it on this case's inputs (listed above). Look first for what "
+            "your code assumes that they may not meet: a size written into the code, or a "
+            "variable of the notebook used inside the function (such as `d_k`, `half` or "
+            "`seq_len`) instead of a size read from the inputs; then call your function on "
+            "these inputs in a cell of its own to see which line fails.")
 
 
 
