@@ -319,3 +319,16 @@ def test_a_top_k_above_the_vocabulary_is_named_once_the_cases_pass():
         return logits.softmax(-1)
     result = ac.check("next_token_probs", probs, recorder=NOWHERE)
     assert result.mistake == "top_k_above_vocabulary", result.message
+
+
+def test_a_list_of_tensors_where_a_tuple_belongs_never_crashes_the_checker():
+    """Comparing a learner's result on a case with its result on a variant of that case
+    once compared two lists of tensors with `!=` (found by the feedback benchmark, on an
+    answer of blind set C)."""
+    from attncourse.progress_file import NOWHERE
+
+    def listed(x, W_Q, W_K, W_V):
+        return [(x.unsqueeze(-1) * W).sum(-1) for W in (W_Q, W_K, W_V)]  # a list, and wrong
+
+    result = ac.check("qkv_projections", listed, recorder=NOWHERE)
+    assert not result.passed and result.status.name != "NOT_RUN", result.message

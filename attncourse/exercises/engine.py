@@ -180,8 +180,13 @@ def difference(expected, got, atol=1e-5, name=None):
             return (f"{what} has the right shape but different values: at index {idx} it is "
                     f"{got[idx].item():.4g}, expected {expected[idx].item():.4g}")
         return None
-    if got != expected:
-        return f"{what} is {got!r}, expected {expected!r}"
+    try:
+        differs = bool(got != expected)
+    except (RuntimeError, TypeError, ValueError):  # a tensor where a number belongs, …
+        differs = True
+    if differs:
+        shown = f"a {type(got).__name__}" if torch.is_tensor(got) else repr(got)
+        return f"{what} is {shown[:80]}, expected {expected!r}"
     return None
 
 
