@@ -68,12 +68,17 @@ def execute(nb, folder, timeout=300):
     progress goes to a throw-away folder, never to the instructor's own file."""
     from nbclient import NotebookClient
 
-    with tempfile.TemporaryDirectory(prefix="attncourse-solve-") as home:
-        env = {**os.environ, "ATTNCOURSE_HOME": home}
-        client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
-                                resources={"metadata": {"path": str(folder)}})
-        client.execute(env=env)
-    return nb
+    for attempt in (1, 2):  # a kernel that dies while starting (a busy machine) gets one retry
+        with tempfile.TemporaryDirectory(prefix="attncourse-solve-") as home:
+            env = {**os.environ, "ATTNCOURSE_HOME": home}
+            client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                                    resources={"metadata": {"path": str(folder)}})
+            try:
+                client.execute(env=env)
+                return nb
+            except RuntimeError as exc:
+                if attempt == 2 or "died before replying to kernel_info" not in str(exc):
+                    raise
 
 
 def solve(notebooks, out_dir, run=False, timeout=300):
