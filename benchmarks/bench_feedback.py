@@ -146,7 +146,13 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "MultiHeadAttention module, whose stub says its mask is bool (allowed); 147 "
                    "of 175 named (84%), none rejected; a reader judged 147 right (84% of the "
                    "caught), 28 vague, 0 misnamed, and 3 verdicts explained by the error's own "
-                   "words alone (since given a sentence of the checker's)"))
+                   "words alone (since given a sentence of the checker's)"),
+         ("set_h", "written blind on 2026-12-02 after set G's mends (131 wrong, 60 correct); "
+                   "first scored at fb03bcd: 2 accepted, both numerically fragile forms (the "
+                   "temperature applied after the softmax; masked lanes loaded as 0 winning the "
+                   "max of a row far below 0), since caught and named; 110 of 129 named (85%), "
+                   "none rejected; a reader judged 108 right (84% of the caught), 21 vague, 0 "
+                   "misnamed, and 2 crashes explained by the checker's stock sentence alone"))
 
 
 def main():

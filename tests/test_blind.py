@@ -21,7 +21,7 @@ CONTRACT = {
     "f_emb_bias_view": "bias is a (d_model,) tensor, never None",
     "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
 }
-SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g")
+SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h")
 
 
 def _answers(*sets):

@@ -147,6 +147,8 @@ def _probs_cases():
              (seeded_randn(2, 3, 6, seed=5) * 2, 1.5, 2)),
         Case("large logits (×100) at temperature 0.1: exp must not overflow",
              (seeded_randn(2, 6, seed=6) * 100, 0.1)),
+        Case("logits 120 below the top at temperature 20: tiny at temperature 1, not at 20",
+             (torch.tensor([[0.0, -120.0, -120.0, -120.0, -1.0]]), 20.0)),
     ]
 
 
@@ -197,6 +199,11 @@ def _not_renormalised(logits, temperature=1.0, top_k=None):
         return probs
     kth = probs.topk(top_k, dim=-1).values[..., -1:]
     return probs.masked_fill(probs < kth, 0.0)
+
+
+def _temperature_after_softmax(logits, temperature=1.0, top_k=None):
+    p = next_token_probs(logits, 1.0, top_k) ** (1.0 / temperature)
+    return p / p.sum(-1, keepdim=True)
 
 
 def _softmax_then_temperature(logits, temperature=1.0, top_k=None):
@@ -254,6 +261,10 @@ NEXT_TOKEN_PROBS = Exercise(
                 "softmax, so the probabilities left no longer sum to 1. Hide them before "
                 "the softmax (logits set to -inf), and the softmax shares all the "
                 "probability among the k kept.", _not_renormalised),
+        Mistake("temperature_after_softmax", "the temperature is applied after the softmax "
+                "(p ** (1/T), renormalised): equal on paper, but a probability that underflowed "
+                "to 0 at temperature 1 stays 0 at any temperature. Divide the logits by the "
+                "temperature, then the softmax.", _temperature_after_softmax),
         Mistake("zero_not_minus_inf", "the hidden logits were set to 0, not -inf: exp(0) = 1, "
                 "so they keep a share of the probability. Use float('-inf').",
                 _sampling(fill=0.0)),

@@ -66,6 +66,8 @@ def _softmax_cases():
              _on_device(seeded_randn(2, 6, seed=93).double())),
         Case("2 rows of 40: the tile grows with the row (BLOCK = next power of 2)",
              _on_device(seeded_randn(2, 40, seed=94))),
+        Case("4 rows of 5 scores near −1000 in a tile of 8: a masked lane never wins the max",
+             _on_device(seeded_randn(4, 5, seed=95) - 1000.0)),
     ]
 
 
@@ -77,6 +79,15 @@ def _no_max_subtracted(x):
 def _masked_lanes_zero(x):
     padded = torch.cat([x, x.new_zeros(x.size(0), _block(x.size(1)) - x.size(1))], dim=1)
     return padded.softmax(-1)[:, :x.size(1)]
+
+
+def _masked_lane_wins_max(x):
+    """Lanes past the row's end loaded as 0: left out of the sum, but in the max."""
+    top = x.amax(-1, keepdim=True)
+    if x.size(1) < _block(x.size(1)):
+        top = top.clamp(min=0.0)
+    e = (x - top).exp()
+    return e / e.sum(-1, keepdim=True)
 
 
 def _not_divided(x):
@@ -131,6 +142,11 @@ SOFTMAX_ROWS = Exercise(
                 "`other=`, or other=0.0), so each adds exp(0 - max) to the sum. Load with "
                 "other=float('-inf'): exp(-inf) = 0, and -inf can never be the max.",
                 _masked_lanes_zero),
+        Mistake("masked_lane_wins_max", "the lanes past the end of the row were loaded as 0 "
+                "and, though left out of the sum, took part in the max: in a row whose scores "
+                "are all far below 0 (here near −1000), 0 wins the max, every exp underflows to "
+                "0 and 0 / 0 is NaN. Load them with other=float('-inf'), which can never be the "
+                "max.", _masked_lane_wins_max),
         Mistake("not_divided", "the exponentials are stored without dividing by their sum: "
                 "num / tl.sum(num, axis=0) makes each row sum to 1.", _not_divided),
         Mistake("read_with_out_stride", "x's rows were read n_cols apart (out_row_stride, or "
