@@ -95,6 +95,16 @@ _ERROR_MEANINGS = (
      "function's parameters (its documentation), and your function's with `{signature}`."),
     (r"not callable", "something that is not a function was called: a tensor followed by "
      "`(...)`, or a value passed where a function (such as `lambda x: ...`) is expected."),
+    (r"object is not iterable|cannot unpack non-iterable|iteration over a 0-d tensor",
+     "a loop or an unpacking ran over a single number: a tensor with one axis fewer than your "
+     "code assumes (looping over a tensor gives its rows, each one axis smaller), or a size "
+     "where a shape was meant. Compare the number of axes your code expects with this case's "
+     "inputs (`t.dim()`), and check against `{signature}`."),
+    (r"bound inconsistent with step sign|invalid range|range\(\) arg",
+     "a `torch.arange` (or `range`) was asked to run from a start past its end: a bound "
+     "computed from a number that is not this case's — a variable of the notebook such as "
+     "`half`, or a number written in — instead of a size read from the inputs "
+     "(`x.size(-1)`)."),
     (r"dtype|scalar type|[Bb]oolean|must be bool", "an operation got a tensor of a kind it "
      "does not take (bool, integer or float): print the `dtype` of each tensor on the line "
      "that fails (`t.dtype`). A mask may come as bool or as 0/1 numbers: compare it "
