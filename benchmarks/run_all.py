@@ -49,6 +49,9 @@ def _sections(text):
 def main(args):
     import torch
 
+    if not torch.cuda.is_available():  # before any script imports Triton: its kernels then
+        os.environ.setdefault("TRITON_INTERPRET", "1")  # run in the interpreter, on the CPU
+
     want_cpu, want_gpu = "--gpu" not in args, "--cpu" not in args
     names = [a for a in args if not a.startswith("--")]
     if want_gpu and not torch.cuda.is_available():
