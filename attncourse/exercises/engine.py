@@ -41,6 +41,7 @@ class CallOutcome:
     error: Optional[str] = None
     not_implemented: bool = False
     changed: tuple = ()  # names of the input tensors the call changed in place
+    hooks_left: tuple = ()  # of those, modules that came back as they were but for a hook
 
     @property
     def error_type(self):
@@ -60,7 +61,8 @@ def _call(fn, case):
             return CallOutcome(error="raised NotImplementedError", not_implemented=True)
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return CallOutcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
-    return CallOutcome(value=value, changed=_changed_inputs(fn, case, args, kwargs))
+    changed, hooks_left = _changed_inputs(fn, case, args, kwargs)
+    return CallOutcome(value=value, changed=changed, hooks_left=hooks_left)
 
 
 def _parameter_names(fn, n):
@@ -86,12 +88,16 @@ def _hooks(module):
                for m in module.modules())
 
 
-def _same_module(before, after):
-    """The same weights and buffers, and no hook more or less: a call left it as it was."""
-    if not isinstance(after, torch.nn.Module) or _hooks(before) != _hooks(after):
-        return False
+def _same_weights(before, after):
+    """The same weights and buffers."""
     old, new = before.state_dict(), after.state_dict()
     return old.keys() == new.keys() and all(_same_tensor(old[k], new[k]) for k in old)
+
+
+def _same_module(before, after):
+    """The same weights and buffers, and no hook more or less: a call left it as it was."""
+    return (isinstance(after, torch.nn.Module) and _hooks(before) == _hooks(after) and
+            _same_weights(before, after))
 
 
 def _changed(before, after):
@@ -103,31 +109,21 @@ def _changed(before, after):
 
 
 def _changed_inputs(fn, case, args, kwargs):
-    """The names of the arguments the call changed — a tensor's values, or a module's weights
-    or hooks: ``args`` and ``kwargs`` are what ``fn`` received, the case still holds the
+    """``(changed, hooks_left)``: the names of the arguments the call changed — a tensor's
+    values, or a module's weights or hooks — and of those, the modules whose only change is a
+    hook more. ``args`` and ``kwargs`` are what ``fn`` received; the case still holds the
     untouched originals."""
     pairs = [*zip(_parameter_names(fn, len(args)), case.args, args),
              *((name, case.kwargs[name], kwargs[name]) for name in kwargs)]
-    return tuple(name + (sentences.HOOK_LEFT_ON if _hook_left(before, after) else "")
-                 for name, before, after in pairs if _changed(before, after))
+    changed = [(name, before, after) for name, before, after in pairs if _changed(before, after)]
+    return (tuple(name for name, _, _ in changed),
+            tuple(name for name, before, after in changed if _hook_left(before, after)))
 
 
 def _hook_left(before, after):
     """Whether a module came back with its weights as they were but a hook more."""
     return (isinstance(before, torch.nn.Module) and isinstance(after, torch.nn.Module) and
-            _hooks(after) > _hooks(before) and _same_module(before, _without_hooks(after)))
-
-
-def _without_hooks(module):
-    """A copy of ``module`` with no hooks, for comparing its weights alone."""
-    import copy
-
-    bare = copy.deepcopy(module)
-    for m in bare.modules():
-        m._forward_hooks.clear()
-        m._forward_pre_hooks.clear()
-        m._backward_hooks.clear()
-    return bare
+            _hooks(after) > _hooks(before) and _same_weights(before, after))
 
 
 def run_cases(fn, cases):
@@ -249,7 +245,7 @@ def _in_dtypes_of(model, outcome):
             return value.to(like.dtype)
         return value
     return CallOutcome(value=cast(model, outcome.value), error=outcome.error,
-                       changed=outcome.changed)
+                       changed=outcome.changed, hooks_left=outcome.hooks_left)
 
 
 def _agrees(outcomes_a, outcomes_b, exercise):
@@ -276,8 +272,8 @@ def _raised(mistake, errors):
 
 def _in_place(outcomes):
     """What changing the inputs was: a hook left on a module, or any other change."""
-    changed = [name for o in outcomes for name in o.changed]
-    if changed and all(name.endswith(sentences.HOOK_LEFT_ON) for name in changed):
+    changed = [o for o in outcomes if o.changed]
+    if changed and all(set(o.changed) <= set(o.hooks_left) for o in changed):
         return HOOK_LEFT
     return CHANGED_INPUT
 
@@ -445,7 +441,7 @@ def judge(exercise, cases, outcomes):
         return CheckResult(exercise.id, Status.NOT_ATTEMPTED, sentences.not_implemented(exercise))
     expected = [_reference_value(exercise, c) for c in cases]
     differences = [outcome_difference(e, o, exercise) for e, o in zip(expected, outcomes)]
-    gaps = [d or (o.changed and sentences.changed_inputs(o.changed))
+    gaps = [d or (o.changed and sentences.changed_inputs(o.changed, o.hooks_left))
             for d, o in zip(differences, outcomes)]
     failing = [i for i, gap in enumerate(gaps) if gap]
     if not failing:

@@ -24,7 +24,6 @@ HOOK_LEFT = Mistake(
     "your function returned, so every later call of that module runs it too. Keep the handle "
     "`register_forward_hook` returns and remove it before you return, whatever happens: "
     "`try: ... finally: handle.remove()`.")
-HOOK_LEFT_ON = " (a hook left on it)"  # marks such an input among the changed ones
 
 
 #: slips of any exercise, each recognised by the error it raises
@@ -126,11 +125,11 @@ def error_meaning(exercise, error):
 
 
 
-def changed_inputs(names):
+def changed_inputs(names, hooks_left=()):
     """The sentence for a call whose values were right but which changed its inputs
-    ``names`` in place."""
-    listed = ", ".join(f"`{name.removesuffix(HOOK_LEFT_ON)}`" for name in names)
-    if all(name.endswith(HOOK_LEFT_ON) for name in names):
+    ``names`` in place (``hooks_left``: those that are modules changed only by a hook)."""
+    listed = ", ".join(f"`{name}`" for name in names)
+    if set(names) <= set(hooks_left):
         return (f"the values are right, but your function left a hook on its input {listed}: "
                 f"the module is not as it was before the call")
     return (f"the values are right, but your function changed its input {listed} in place "

@@ -103,7 +103,8 @@ def _encode(value, blobs, depth=0):
 
 def _outcome_node(outcome, blobs):
     return {"value": _encode(outcome.value, blobs), "error": outcome.error,
-            "not_implemented": outcome.not_implemented, "changed": list(outcome.changed)}
+            "not_implemented": outcome.not_implemented, "changed": list(outcome.changed),
+            "hooks_left": list(outcome.hooks_left)}
 
 
 def write_results(path, results):
@@ -250,7 +251,7 @@ class _Reader:
         return CallOutcome(value=self.value(node.get("value")),
                        error=_error(error) if error is not None else None,
                        not_implemented=node.get("not_implemented") is True,
-                       changed=_names(changed))
+                       changed=_names(changed), hooks_left=_names(node.get("hooks_left")))
 
 
 def _error(text):
