@@ -6,21 +6,11 @@ Here: no correct answer of any set is rejected, and no wrong answer of any set i
 except those the exercise's stated contract allows (listed, with the reason)."""
 
 import pytest
+from blind import CONTRACT
 
 from attncourse.exercises import Status, check
 from attncourse.progress_file import NOWHERE
 
-#: wrong by their writer's reading, allowed by what the exercise says (its stub's docstring)
-CONTRACT = {
-    "multi_head_forward_sdpa": "a query that sees no key gets SDPA's zeros: finite, accepted",
-    "apply_rotary_float32_angles": "the course computes the angles in float32",
-    "e_rot_float32_angles": "the course computes the angles in float32",
-    "next_token_probs_exactly_k": "a tie with the k-th largest may go either way",
-    "f_ntp_scatter": "a tie with the k-th largest may go either way",
-    "d_embed_bias_added_after": "bias is a (d_model,) tensor, never None",
-    "f_emb_bias_view": "bias is a (d_model,) tensor, never None",
-    "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
-}
 SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h")
 
 

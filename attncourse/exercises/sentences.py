@@ -47,8 +47,8 @@ COMMON_MISTAKES = (
             raises=r"ints,\s*but got float|'float' object cannot be interpreted as an integer"),
     Mistake("view_after_transpose", "`.view` cannot regroup a tensor after `.transpose`, "
             "`.permute` or a slice such as `[:, :-1]`: its numbers are no longer in order in "
-            "memory. Use `.reshape(...)` "
-            "(or `.contiguous().view(...)`).", raises=r"view size is not compatible"),
+            "memory. Use `.reshape(...)` (or `.contiguous().view(...)`).",
+            raises=r"view size is not compatible"),
     Mistake("truth_of_a_tensor", "`if t:` (or `not t`, `t and u`) asks a whole tensor for a "
             "single True or False. Test for a missing tensor with `t is None`; combine masks "
             "element by element with `&`, `|` and `~`.",

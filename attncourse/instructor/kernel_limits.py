@@ -79,6 +79,7 @@ def become_learner():
         return
     raise SystemExit("the kernel could become root again")
 
+
 def die_with_grader():
     """Ask Linux to kill this kernel when the process that started it (the grader's helper
     for this submission) ends, however it ends: without a sandbox nothing else would. Set

@@ -1,0 +1,19 @@
+"""Blind sets of learner answers (each set's README says how it was written).
+
+``CONTRACT``: answers a set's writer labelled wrong that the exercise's stated contract allows
+(its stub's docstring says so), with the reason; the tests expect the checker to accept them,
+and the feedback benchmark counts them apart, neither accepted-wrong nor rejected-right.
+"""
+
+CONTRACT = {
+    "multi_head_forward_sdpa": "a query that sees no key may get any finite result (SDPA's "
+                               "zeros)",
+    "apply_rotary_float32_angles": "angles in float32 for a float64 x (the course's own "
+                                   "solution computes them so)",
+    "e_rot_float32_angles": "angles in float32 for a float64 x",
+    "next_token_probs_exactly_k": "a tie with the k-th largest may go either way (the stub)",
+    "f_ntp_scatter": "a tie with the k-th largest may go either way (the stub)",
+    "d_embed_bias_added_after": "bias is a (d_model,) tensor (the stub), never None",
+    "f_emb_bias_view": "bias is a (d_model,) tensor (the stub), never None",
+    "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
+}
