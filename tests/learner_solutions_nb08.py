@@ -268,12 +268,177 @@ class GptPositionsOfIds(GptOk):
         return self.head(self.norm(x))
 
 
+# ------------------------------------------------- get_batch, train_step, generate
+
+
+def batch_ok_stack(ids, context, batch_size, generator=None):
+    ix = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    x = torch.stack([ids[i:i + context] for i in ix])
+    y = torch.stack([ids[i + 1:i + context + 1] for i in ix])
+    return x, y
+
+
+def batch_ok_unfold(ids, context, batch_size, generator=None):
+    starts = torch.randint(0, len(ids) - context, size=(batch_size,), generator=generator)
+    windows = ids.unfold(0, context + 1, 1)[starts]  # (batch, context + 1)
+    return windows[:, :-1], windows[:, 1:]
+
+
+def batch_same_windows(ids, context, batch_size, generator=None):
+    ix = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    x = torch.stack([ids[i:i + context] for i in ix])
+    return x, x.clone()
+
+
+def batch_bound_plus_one(ids, context, batch_size, generator=None):
+    ix = torch.randint(len(ids) - context + 1, (batch_size,), generator=generator)
+    x = torch.stack([ids[i:i + context] for i in ix])
+    y = torch.stack([ids[i + 1:i + context + 1] for i in ix])
+    return x, y
+
+
+def batch_two_draws(ids, context, batch_size, generator=None):
+    x = torch.stack([ids[i:i + context] for i in torch.randint(len(ids) - context, (batch_size,),
+                                                                 generator=generator)])
+    y = torch.stack([ids[i + 1:i + context + 1] for i in
+                     torch.randint(len(ids) - context, (batch_size,), generator=generator)])
+    return x, y
+
+
+def batch_long_x(ids, context, batch_size, generator=None):
+    ix = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    x = torch.stack([ids[i:i + context + 1] for i in ix])
+    y = torch.stack([ids[i + 1:i + context + 1] for i in ix])
+    return x, y
+
+
+def step_ok(model, optimizer, x, y):
+    logits = model(x)
+    B, T, C = logits.shape
+    loss = F.cross_entropy(logits.view(B * T, C), y.view(B * T))
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_ok_nll(model, optimizer, x, y):
+    for p in model.parameters():
+        p.grad = None
+    log_probs = model(x).log_softmax(dim=-1)
+    loss = -log_probs.gather(-1, y.unsqueeze(-1)).mean()
+    loss.backward()
+    optimizer.step()
+    return float(loss)
+
+
+def step_no_zero_grad(model, optimizer, x, y):
+    logits = model(x)
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_zero_grad_in_the_middle(model, optimizer, x, y):
+    logits = model(x)
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+    loss.backward()
+    optimizer.zero_grad()
+    optimizer.step()
+    return loss.item()
+
+
+def step_three_d(model, optimizer, x, y):
+    optimizer.zero_grad()
+    loss = F.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_no_return(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y.reshape(-1))
+    loss.backward()
+    optimizer.step()
+
+
+def step_shift_again(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)[:, :-1]
+    loss = F.cross_entropy(logits.reshape(-1, logits.size(-1)), y[:, 1:].reshape(-1))
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def generate_ok(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    from attncourse.gpt import next_token_probs  # the notebook's own, checked earlier
+    with torch.no_grad():
+        for _ in range(max_new_tokens):
+            context = model.config.context
+            cond = ids if ids.size(1) <= context else ids[:, ids.size(1) - context:]
+            probs = next_token_probs(model(cond)[:, -1, :], temperature, top_k)
+            ids = torch.cat((ids, torch.multinomial(probs, num_samples=1, generator=generator)), 1)
+    return ids
+
+
+def generate_ok_list(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    from attncourse.gpt import next_token_probs
+    out = [ids]
+    for _ in range(max_new_tokens):
+        text = torch.cat(out, dim=1)
+        logits = model(text[:, -model.config.context:])
+        out.append(torch.multinomial(next_token_probs(logits[:, -1], temperature, top_k), 1,
+                                     generator=generator))
+    return torch.cat(out, dim=1)
+
+
+def generate_uncropped(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    from attncourse.gpt import next_token_probs
+    for _ in range(max_new_tokens):
+        probs = next_token_probs(model(ids)[:, -1], temperature, top_k)
+        ids = torch.cat([ids, torch.multinomial(probs, 1, generator=generator)], dim=1)
+    return ids
+
+
+def generate_argmax(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    from attncourse.gpt import next_token_probs
+    for _ in range(max_new_tokens):
+        probs = next_token_probs(model(ids[:, -model.config.context:])[:, -1], temperature, top_k)
+        ids = torch.cat([ids, probs.argmax(dim=-1).unsqueeze(1)], dim=1)
+    return ids
+
+
+def generate_new_only(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    from attncourse.gpt import next_token_probs
+    new = []
+    for _ in range(max_new_tokens):
+        probs = next_token_probs(model(ids[:, -model.config.context:])[:, -1], temperature, top_k)
+        token = torch.multinomial(probs, 1, generator=generator)
+        new.append(token)
+        ids = torch.cat([ids, token], dim=1)
+    return torch.cat(new, dim=1)
+
+
+def generate_no_knobs(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    for _ in range(max_new_tokens):
+        probs = F.softmax(model(ids[:, -model.config.context:])[:, -1], dim=-1)
+        ids = torch.cat([ids, torch.multinomial(probs, 1, generator=generator)], dim=1)
+    return ids
+
+
 CORRECT = {
     "next_token_loss": [loss_ok_transpose, loss_ok_nll, loss_ok_reshape],
     "next_token_probs": [probs_ok_sort, probs_ok_scatter],
     "apply_rotary": [rotary_ok_complex, rotary_ok_matrix],
     "gpt_block": [BlockOk],
     "gpt_model": [GptOk],
+    "get_batch": [batch_ok_stack, batch_ok_unfold],
+    "train_step": [step_ok, step_ok_nll],
+    "generate": [generate_ok, generate_ok_list],
 }
 WRONG = {
     "next_token_loss": {
@@ -306,5 +471,24 @@ WRONG = {
         GptUntied: "untied_head",
         GptNoFinalNorm: "no_final_norm",
         GptPositionsOfIds: "positions_from_token_ids",
+    },
+    "get_batch": {
+        batch_same_windows: "targets_not_shifted",
+        batch_bound_plus_one: "one_start_too_many",
+        batch_two_draws: "targets_drawn_apart",
+        batch_long_x: "windows_too_long",
+    },
+    "train_step": {
+        step_no_zero_grad: "gradients_never_cleared",
+        step_zero_grad_in_the_middle: "weights_never_move",
+        step_three_d: "class_axis",
+        step_no_return: "nothing_returned",
+        step_shift_again: "shifted_twice",
+    },
+    "generate": {
+        generate_uncropped: "context_outgrown",
+        generate_argmax: "greedy",
+        generate_new_only: "prompt_dropped",
+        generate_no_knobs: "knobs_ignored",
     },
 }

@@ -1972,3 +1972,184 @@ SLIPS["ablated_attention"] = {
     nb10_ablate_cut: "columns_dropped",
     nb10_ablate_forgot_causal: "not_causal",
 }
+
+# ----------------------------------------------- get_batch, train_step, generate (08)
+
+
+def batch_plain_slices_y_equal(ids, context, batch_size, generator=None):
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator).tolist()
+    x = torch.stack([ids[s:s + context] for s in starts])
+    return x, torch.stack([ids[s:s + context] for s in starts])
+
+
+def batch_targets_before(ids, context, batch_size, generator=None):
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    pos = starts[:, None] + torch.arange(context)[None, :]
+    return ids[pos], ids[pos - 1]
+
+
+def batch_bound_minus_one(ids, context, batch_size, generator=None):
+    starts = torch.randint(0, len(ids) - context - 1, (batch_size,), generator=generator)
+    pos = starts[:, None] + torch.arange(context)
+    return ids[pos], ids[pos + 1]
+
+
+def batch_column_windows(ids, context, batch_size, generator=None):
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    pos = torch.arange(context)[:, None] + starts[None, :]  # (context, batch)
+    return ids[pos], ids[pos + 1]
+
+
+def batch_next_token_only(ids, context, batch_size, generator=None):
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    pos = starts[:, None] + torch.arange(context)
+    return ids[pos], ids[starts + context]
+
+
+def batch_added_one_to_ids(ids, context, batch_size, generator=None):
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator)
+    x = ids[starts[:, None] + torch.arange(context)]
+    return x, x + 1
+
+
+def step_forgot_zero_grad(model, optimizer, x, y):
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_no_optimizer_step(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+    loss.backward()
+    return loss.item()
+
+
+def step_predicts_its_input(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), x.view(-1))
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_sum_reduction(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1), reduction="sum")
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def step_loss_of_the_new_model(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1)).backward()
+    optimizer.step()
+    with torch.no_grad():
+        logits = model(x)
+    return F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1)).item()
+
+
+def step_returns_nothing(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1)).backward()
+    optimizer.step()
+
+
+def _probs(logits, temperature, top_k):
+    from attncourse.gpt import next_token_probs  # the notebook's own, checked earlier
+    return next_token_probs(logits, temperature, top_k)
+
+
+def write_keeps_beginning(model, ids, max_new_tokens, temperature=1.0, top_k=None,
+                          generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids[:, :model.config.context])[:, -1, :]
+        next_id = torch.multinomial(_probs(logits, temperature, top_k), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=-1)
+    return ids
+
+
+def write_first_logits(model, ids, max_new_tokens, temperature=1.0, top_k=None,
+                       generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids[:, -model.config.context:])[:, 0, :]
+        next_id = torch.multinomial(_probs(logits, temperature, top_k), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=-1)
+    return ids
+
+
+def write_multinomial_of_logits(model, ids, max_new_tokens, temperature=1.0, top_k=None,
+                                generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids[:, -model.config.context:])[:, -1, :] / temperature
+        ids = torch.cat([ids, torch.multinomial(logits, 1, generator=generator)], dim=-1)
+    return ids
+
+
+def write_loop_plus_one(model, ids, max_new_tokens, temperature=1.0, top_k=None,
+                        generator=None):
+    for _ in range(max_new_tokens + 1):
+        logits = model(ids[:, -model.config.context:])[:, -1, :]
+        next_id = torch.multinomial(_probs(logits, temperature, top_k), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=-1)
+    return ids
+
+
+def write_whole_text(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids)[:, -1, :]
+        next_id = torch.multinomial(_probs(logits, temperature, top_k), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=-1)
+    return ids
+
+
+def write_top_k_forgotten(model, ids, max_new_tokens, temperature=1.0, top_k=None,
+                          generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids[:, -model.config.context:])[:, -1, :]
+        next_id = torch.multinomial(_probs(logits, temperature, None), 1, generator=generator)
+        ids = torch.cat([ids, next_id], dim=-1)
+    return ids
+
+
+def batch_room_for_x_only(ids, context, batch_size, generator=None):
+    starts = torch.randint(0, len(ids) - context + 1, (batch_size,), generator=generator)
+    pos = starts.view(-1, 1) + torch.arange(context).view(1, -1)
+    return ids[pos], ids[pos + 1]
+
+
+SLIPS.update({
+    "get_batch": {
+        batch_room_for_x_only: "one_start_too_many",
+        batch_plain_slices_y_equal: "targets_not_shifted",
+        batch_targets_before: "targets_shifted_back",
+        batch_bound_minus_one: "last_window_never_drawn",
+        batch_column_windows: "axes_swapped",
+        batch_next_token_only: "one_target_per_window",
+        batch_added_one_to_ids: "values_not_positions",
+    },
+    "train_step": {
+        step_forgot_zero_grad: "gradients_never_cleared",
+        step_no_optimizer_step: "weights_never_move",
+        step_predicts_its_input: "inputs_as_targets",
+        step_sum_reduction: "summed_loss",
+        step_loss_of_the_new_model: "loss_after_the_step",
+        step_returns_nothing: "nothing_returned",
+    },
+    "generate": {
+        write_keeps_beginning: "first_tokens_kept",
+        write_first_logits: "first_position",
+        write_multinomial_of_logits: "drawn_from_logits",
+        write_loop_plus_one: "one_token_too_many",
+        write_whole_text: "context_outgrown",
+        write_top_k_forgotten: None,
+    },
+})

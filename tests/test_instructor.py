@@ -34,11 +34,13 @@ from attncourse.cli import main
 from attncourse.course_files import course_notebook, read_notebook
 from attncourse.errors import CourseError
 from attncourse.exercises import Exercise, all_exercises, check, get
+from attncourse.exercises import exercises_for as ac_exercises_for
 from attncourse.exercises.engine import ASSIGNMENT_MODE, CallOutcome
 from attncourse.exercises.learner import solution as show_solution
 from attncourse.fresh_copies import fetch, reset
 from attncourse.instructor import grade as grade_module
 from attncourse.instructor import sandbox, transport
+from attncourse.instructor import solve as solve_module
 from attncourse.instructor.grade import Graded, choose_notebook
 from attncourse.instructor.nbgrader import (
     BEGIN,
@@ -156,6 +158,60 @@ def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
             assert "✓ passed" in shown and "✗ not yet" not in shown, (path.name, exercise_id,
                                                                        shown)
         assert_pictures_show(nb.cells[0], path.parent)
+        said = _outputs_text(nb)
+        assert not _fell_back(said, path.name[:2]), path.name  # every part of its own: yours
+        if path.name.startswith("08"):  # the GPT assembled and trained from the learner's parts
+            assert "more than a bit per character below the bigram: True" in said
+
+
+def _outputs_text(nb):
+    return "".join(str(o.get("data", {}).get("text/plain", "")) + str(o.get("text", ""))
+                   for c in nb.cells if c.cell_type == "code" for o in c.outputs)
+
+
+def _fell_back(said, stem):
+    """The notebook's own parts that ``ac.mine`` said were the course's."""
+    return {e.id for e in ac_exercises_for(stem) if f"{e.function_name}: the course's" in said}
+
+
+def _break(stem, exercise_id):
+    """Notebook ``stem`` solved, but for ``exercise_id``'s cell: its stub, with a bug for a
+    body."""
+    nb, _ = solve_module.solved_notebook(read_notebook(course_notebook(stem)))
+    index = exercise_cells(nb)[exercise_id]
+    stub = read_notebook(course_notebook(stem)).cells[index].source
+    nb.cells[index].source = stub.replace("raise NotImplementedError  # replace this line with "
+                                          "your code", "raise ValueError('a bug')")
+    return nb
+
+
+def _run_broken(notebook_and_part, folder):
+    stem, part = notebook_and_part
+    nb = _break(stem, part)
+    Path(folder).mkdir()
+    course_files.bring_pictures(nb, course_notebook(stem).parent, Path(folder))
+    return solve_module.execute(nb, Path(folder), timeout=600)
+
+
+# notebooks whose later cells build on the learner's parts (ac.mine), and the part broken
+BROKEN_PARTS = [("04", "multi_head_module"), ("06", "embed_patches"), ("08", "get_batch")]
+
+
+def test_a_broken_part_and_the_notebook_runs_to_the_end_on_the_course_s(tmp_path, monkeypatch):
+    """Each notebook that builds on the learner's parts, solved but for one part whose code
+    raises: it runs to the end, on the course's version of that part and the learner's of
+    every other, and says so (issue 26: exercises stay islands)."""
+    monkeypatch.setenv("OMP_NUM_THREADS", "1")
+    with ProcessPoolExecutor(max_workers=2, mp_context=mp.get_context("spawn")) as pool:
+        ran = list(pool.map(_run_broken, BROKEN_PARTS, [tmp_path / s for s, _ in BROKEN_PARTS]))
+    for (stem, part), nb in zip(BROKEN_PARTS, ran):
+        said = _outputs_text(nb)
+        assert _fell_back(said, stem) == {part}, stem  # the broken part, and no other
+        if stem == "08":  # the model, the step and the writing were the learner's own
+            assert all(f"{name}: yours" in said for name in ("GPT", "train_step", "generate"))
+        assert "raised ValueError" in said, stem  # the broken part's check said what it raised
+        if stem == "08":
+            assert "more than a bit per character below the bigram: True" in said
 
 
 # --------------------------------------------------------------------------------------

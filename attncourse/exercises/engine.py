@@ -21,7 +21,7 @@ import torch
 
 from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.model import Behaviour, Mistake
-from attncourse.exercises.modules import GRADIENT_OF, run_module
+from attncourse.exercises.modules import GRADIENT_OF, run_module, run_on_module
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES, HOOK_LEFT
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
@@ -388,7 +388,9 @@ def _shared_results(expected, got, exercise):
         for j in range(i + 1, len(got)):
             if storage(got[i]) is not None and storage(got[i]) == storage(got[j]) and \
                     storage(expected[i]) != storage(expected[j]):
-                return sentences.results_share_memory(names[i], names[j])
+                return sentences.results_share_memory(
+                    names[i], names[j], got[i].shape == expected[i].shape and
+                    got[j].shape == expected[j].shape)
     return None
 
 
@@ -401,6 +403,34 @@ def _unused_argument(exercise, cases, outcomes):
                 outcome_difference(base.value, outcome, exercise) is None):
             return diagnose.unchanged_finding(case.changed)
     return None
+
+
+def _only_with_argument(exercise, cases, failing):
+    """An optional argument (default ``None``) that every failing case gives and every
+    passing case leaves out: the fault is in the code that uses it."""
+    if any(case.through for case in cases):
+        return None
+    try:
+        parameters = list(inspect.signature(exercise.solution or exercise.reference)
+                          .parameters.values())
+    except (TypeError, ValueError):
+        return None
+    passing = [case for i, case in enumerate(cases) if i not in failing]
+    for position, parameter in enumerate(parameters):
+        if parameter.default is not None or parameter.kind not in (
+                parameter.POSITIONAL_ONLY, parameter.POSITIONAL_OR_KEYWORD):
+            continue
+
+        if passing and all(_given(cases[i], position, parameter.name) for i in failing) and \
+                not any(_given(case, position, parameter.name) for case in passing):
+            return sentences.only_with_argument(parameter.name)
+    return None
+
+
+def _given(case, position, name):
+    """Whether ``case`` gives the argument at ``position`` (named ``name``) a value."""
+    value = case.args[position] if position < len(case.args) else case.kwargs.get(name)
+    return value is not None
 
 
 def _gradient_cut(expected, got, exercise):
@@ -418,6 +448,8 @@ def _gradient_cut(expected, got, exercise):
 def _named_arguments(exercise, case):
     """The case's inputs and their names, as messages speak of them: a function's arguments,
     or a module's sizes (``d_model`` …) and its ``forward``'s arguments (``x`` …)."""
+    if case.through not in (None, run_module, run_on_module):  # the harness's own arguments
+        return _parameter_names(case.through, len(case.args) + 1)[1:], case.args
     if case.through is not run_module:
         return _parameter_names(exercise.solution or exercise.reference, len(case.args)), \
             case.args
@@ -455,10 +487,13 @@ def judge(exercise, cases, outcomes):
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
     mistake = recognise(exercise, cases, outcomes) if any(differences) else _in_place(outcomes)
     if mistake is not None and mistake.impl is None and error and gaps[first]:
-        # an error's words alone are weak evidence: a size no input has says more
-        mistake = diagnosis(exercise, cases, outcomes, expected, first) or mistake
+        # an error's words alone are weak evidence: a size no input has says more, and so do
+        # the cases that fail
+        mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
+                   _only_with_argument(exercise, cases, failing) or mistake)
     if mistake is None and gaps[first]:
-        mistake = diagnosis(exercise, cases, outcomes, expected, first)
+        mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
+                   _only_with_argument(exercise, cases, failing))
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
                            message + sentences.likely_mistake(mistake) +

@@ -122,7 +122,7 @@ def run_module(cls, sizes, state, *inputs):
     module = cls(**sizes)
     _fit(module, state)
     inputs = _with_gradients(inputs)
-    named = dict(module.named_parameters())
+    named = dict(module.named_parameters(remove_duplicate=False))  # tied: under both names
     return forward_and_back(lambda: module(*inputs), module,
                             [(k, named[k]) for k in state if k in named],
                             _input_names(cls.forward, inputs, skip=1))

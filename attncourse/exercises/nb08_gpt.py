@@ -10,8 +10,8 @@ from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
-from attncourse.exercises.modules import module_case
-from attncourse.gpt import GPTConfig, next_token_loss, next_token_probs
+from attncourse.exercises.modules import Named, module_case
+from attncourse.gpt import GPT, GPTConfig, next_token_loss, next_token_probs
 from attncourse.rope import apply_rotary
 
 NOTEBOOK = find("08")
@@ -604,3 +604,318 @@ GPT_MODEL = Exercise(
 )
 
 EXERCISES += [GPT_BLOCK, GPT_MODEL]
+
+# ------------------------------------------- capstone: the batches, a step, and writing
+
+
+def _drawn(fn, ids, context, batch_size, seed):
+    """``fn(ids, context, batch_size, generator)``, with the generator and PyTorch's global
+    random numbers both seeded with ``seed``: a learner may draw from either."""
+    torch.manual_seed(seed)
+    return fn(ids, context, batch_size, torch.Generator().manual_seed(seed))
+
+
+def _ids(n, vocab, seed):
+    return torch.randint(0, vocab, (n,), generator=torch.Generator().manual_seed(seed))
+
+
+def _batch_cases():
+    return [Case("40 ids, context 8, batch 4", (_ids(40, 20, 300), 8, 4, 301), through=_drawn),
+            Case("25 ids, context 5, batch 3", (_ids(25, 9, 302), 5, 3, 303), through=_drawn),
+            Case("7 ids, context 6, batch 5: one window fits, with the token after it",
+                 (_ids(7, 30, 304), 6, 5, 308), through=_drawn),
+            Case("batch 1, context 1: one token and the next",
+                 (_ids(12, 50, 306), 1, 1, 307), through=_drawn)]
+
+
+def _batch_with(high=lambda n, context: n - context, length=0, target=lambda ids, index: ids[
+        index + 1], second_draw=False, transposed=False):
+    """:func:`solutions.get_batch` with one step changed: the bound of the draw, the windows'
+    length, what the targets are, a second draw for the targets, the axes swapped."""
+    def get_batch(ids, context, batch_size, generator=None):
+        starts = torch.randint(high(len(ids), context), (batch_size,), generator=generator)
+        index = starts.unsqueeze(1) + torch.arange(context)  # (batch, context)
+        if second_draw:
+            again = torch.randint(high(len(ids), context), (batch_size,), generator=generator)
+            y = ids[again.unsqueeze(1) + torch.arange(context) + 1]
+        else:
+            y = target(ids, index)
+        x = ids[starts.unsqueeze(1) + torch.arange(context + length)]
+        return (x.T, y.T) if transposed else (x, y)
+    return get_batch
+
+
+GET_BATCH = Exercise(
+    id="get_batch",
+    title="Capstone: a batch of windows and their targets",
+    notebook=NOTEBOOK,
+    signature="get_batch(ids (n,), context, batch_size, generator=None) -> (x, y), each "
+              "(batch_size, context)",
+    reference=solutions.get_batch,
+    solution=solutions.get_batch,
+    make_cases=_batch_cases,
+    output_names=("x", "y"),
+    varied=0,
+    hints=[
+        "Pick batch_size random starting places in the text; x is the context tokens from each, "
+        "y the context tokens from one place further on — at every position, the token that "
+        "comes next.",
+        "One call of torch.randint draws all the starts (pass it the generator, and the number "
+        "of possible starts as its upper bound); a column of starts plus a row "
+        "torch.arange(context) broadcasts to a (batch_size, context) table of positions, and "
+        "indexing ids with that table reads every window at once.",
+        "The last start must leave room for y, whose window ends one token later: the highest "
+        "start is len(ids) - context - 1, which randint's exclusive bound len(ids) - context "
+        "gives. Shift the positions by one for y, not the ids' values, and draw once for both.",
+    ],
+    mistakes=[
+        Mistake("targets_not_shifted", "y is x itself: the targets are the *next* tokens, the "
+                "same windows one position further on (ids[positions + 1]).",
+                _batch_with(target=lambda ids, index: ids[index])),
+        Mistake("targets_shifted_back", "y holds the token *before* each position; the target "
+                "is the token after it: ids[positions + 1].",
+                _batch_with(target=lambda ids, index: ids[index - 1])),
+        Mistake("values_not_positions", "y is x + 1: one was added to the token ids, not to "
+                "their positions. Read y = ids[positions + 1].",
+                _batch_with(target=lambda ids, index: ids[index] + 1)),
+        Mistake("one_start_too_many", "the draw allows one start too many: a window starting at "
+                "len(ids) - context has no token after its end for y (that index is past the "
+                "end). Draw torch.randint(len(ids) - context, ...).",
+                raises=r"out of bounds|out of range|stack expects each tensor to be equal"),
+        Mistake("last_window_never_drawn", "the draw stops one start short: "
+                "torch.randint(len(ids) - context - 1, ...) never picks the last window that "
+                "fits. randint's upper bound is already exclusive: len(ids) - context.",
+                _batch_with(high=lambda n, context: n - context - 1)),
+        Mistake("targets_drawn_apart", "y comes from a second random draw, so x and y are "
+                "windows from different places. Draw the starts once and read both from them.",
+                _batch_with(second_draw=True)),
+        Mistake("windows_too_long", "x holds context + 1 tokens: the inputs are context long; "
+                "only the targets reach one token further.", _batch_with(length=1)),
+        Mistake("one_target_per_window", "y is one token per window, the one after its end; "
+                "the model predicts at *every* position, so y is the whole window shifted by "
+                "one, (batch_size, context).",
+                _batch_with(target=lambda ids, index: ids[index[:, -1] + 1])),
+        Mistake("axes_swapped", "x and y are (context, batch_size): the windows lie along the "
+                "columns. Add the starts as a column, starts.unsqueeze(1) + "
+                "torch.arange(context), so each row is one window.", _batch_with(transposed=True)),
+    ],
+)
+
+
+def _gpt_state(config, seed, scale=1.0):
+    """The weights of a :class:`~attncourse.gpt.GPT` made with ``config`` after
+    ``manual_seed(seed)``, its matrices times ``scale`` (GPT-2's small initial weights make
+    every next token nearly equally likely, so that a draw hardly depends on the text)."""
+    torch.manual_seed(seed)
+    return {k: v.detach() * (scale if v.dim() > 1 else 1.0)
+            for k, v in GPT(config).state_dict().items()}
+
+
+def _model(config, state):
+    model = GPT(config)
+    model.load_state_dict(state)
+    return model
+
+
+def _stepped(fn, config, weights, batches):
+    """A GPT given ``weights`` and an Adam optimizer, trained by ``fn(model, optimizer, x, y)``
+    on each ``(x, y)`` of ``batches``: the losses it returned, then every weight after."""
+    model = _model(config, weights)
+    optimizer = torch.optim.Adam(model.parameters(), lr=1e-2, betas=(0.9, 0.99))
+    losses = []
+    with torch.enable_grad():  # the engine calls learners' code under no_grad
+        for x, y in batches:
+            loss = fn(model, optimizer, x, y)
+            if loss is None:
+                raise ValueError("train_step returned None: return the loss, loss.item()")
+            losses.append(float(loss))
+    named = list(model.named_parameters())
+    return Named.of((torch.tensor(losses, dtype=torch.float64), *(p.detach() for _, p in named)),
+                    ("the losses returned", *(f"{n} after the steps" for n, _ in named)))
+
+
+def _step_cases():
+    config = GPTConfig(vocab_size=11, context=6, d_model=8, num_heads=2, num_layers=1, d_ff=16,
+                       positions="learned")
+    other = GPTConfig(vocab_size=7, context=4, d_model=12, num_heads=3, num_layers=2, d_ff=8,
+                      positions="learned")
+
+    def batches(config, count, batch, seed):
+        text = _ids(200, config.vocab_size, seed)
+        generator = torch.Generator().manual_seed(seed + 1)
+        return [solutions.get_batch(text, config.context, batch, generator)
+                for _ in range(count)]
+    return [Case("vocab 11, context 6; three steps of batch 4",
+                 (config, _gpt_state(config, 310), batches(config, 3, 4, 311)), through=_stepped),
+            Case("vocab 7, context 4, 2 layers; two steps of batch 2",
+                 (other, _gpt_state(other, 312), batches(other, 2, 2, 313)), through=_stepped)]
+
+
+def _step_with(clear=True, step=True, loss=lambda logits, x, y:
+               F.cross_entropy(logits.flatten(0, 1), y.flatten()), after=False):
+    """:func:`solutions.train_step` with one step changed: the gradients never cleared, no
+    step, another loss, the loss measured after the step."""
+    def train_step(model, optimizer, x, y):
+        if clear:
+            optimizer.zero_grad()
+        value = loss(model(x), x, y)
+        value.backward()
+        if step:
+            optimizer.step()
+        return loss(model(x), x, y).item() if after else value.item()
+    return train_step
+
+
+TRAIN_STEP = Exercise(
+    id="train_step",
+    title="Capstone: one training step",
+    notebook=NOTEBOOK,
+    signature="train_step(model, optimizer, x (batch, seq), y (batch, seq)) -> the loss, a float",
+    reference=solutions.train_step,
+    solution=solutions.train_step,
+    make_cases=_step_cases,
+    varied=0,
+    atol=1e-4,
+    hints=[
+        "Four moves, in order: forget the last step's gradients, measure how wrong the model is "
+        "on this batch, find each weight's share of the blame, move every weight a little.",
+        "The optimizer clears the gradients and takes the step; the logits of model(x) are "
+        "(batch, seq, vocab) and F.cross_entropy wants (N, vocab) against (N,), so flatten "
+        "both; backward() on the loss fills every weight's .grad; .item() turns the loss into "
+        "a Python number.",
+        "y is already the next token at each position (get_batch shifted it): compare logits "
+        "and y position by position, with no second shift. Clear the gradients before "
+        "backward, not between backward and step, and return the mean loss, not the sum.",
+    ],
+    mistakes=[
+        Mistake("gradients_never_cleared", "the gradients are never cleared, so each step adds "
+                "this batch's gradient to all the earlier ones: call optimizer.zero_grad() "
+                "before loss.backward().", _step_with(clear=False)),
+        Mistake("weights_never_move", "the weights never change: optimizer.step() is missing, "
+                "or it finds no gradient — loss.backward() is missing, or runs after step(), or "
+                "zero_grad() runs between backward() and step(). The order: zero_grad(), "
+                "loss, backward(), step().", _step_with(step=False)),
+        Mistake("shifted_twice", "the targets were shifted again: y is already the next token "
+                "at every position (get_batch shifted it), so compare logits and y position "
+                "by position: F.cross_entropy(logits.flatten(0, 1), y.flatten()).",
+                _step_with(loss=lambda logits, x, y: next_token_loss(logits, y))),
+        Mistake("inputs_as_targets", "the loss compares the logits with x, the inputs: the "
+                "model learns to repeat the token it reads. The targets are y.",
+                _step_with(loss=lambda logits, x, y: F.cross_entropy(logits.flatten(0, 1),
+                                                                      x.flatten()))),
+        Mistake("summed_loss", "the loss is the sum over tokens, not the mean: its size then "
+                "grows with the batch, and the number returned is not the loss per token. Use "
+                "F.cross_entropy's default, reduction='mean'.",
+                _step_with(loss=lambda logits, x, y: F.cross_entropy(
+                    logits.flatten(0, 1), y.flatten(), reduction="sum"))),
+        Mistake("loss_after_the_step", "the loss returned is measured again after the step, "
+                "on the updated model: return the loss the step was computed from.",
+                _step_with(after=True)),
+        Mistake("class_axis", "F.cross_entropy was given (batch, seq, vocab) logits: it reads "
+                "axis 1 as the classes. Flatten the logits to (batch·seq, vocab) and y to "
+                "(batch·seq,).",
+                _step_with(loss=lambda logits, x, y: F.cross_entropy(logits, y)),
+                raises=r"Expected target size|only batches of spatial targets"),
+        Mistake("nothing_returned", "train_step returns nothing: return the loss, "
+                "loss.item(), so the training loop can record it.", raises=r"returned None"),
+    ],
+)
+
+
+def _written(fn, config, weights, ids, max_new_tokens, temperature, top_k, seed):
+    """``fn(model, ids, max_new_tokens, temperature, top_k, generator)`` on a GPT given
+    ``weights``, the generator and PyTorch's global random numbers both seeded with ``seed``."""
+    model = _model(config, weights).eval()
+    torch.manual_seed(seed)
+    return fn(model, ids, max_new_tokens, temperature, top_k,
+              torch.Generator().manual_seed(seed))
+
+
+def _write_cases():
+    config = GPTConfig(vocab_size=9, context=6, d_model=8, num_heads=2, num_layers=1, d_ff=16,
+                       positions="learned")
+    state = _gpt_state(config, 320, scale=40.0)
+    prompt = lambda batch, n, seed: torch.randint(  # noqa: E731
+        0, 9, (batch, n), generator=torch.Generator().manual_seed(seed))
+    return [Case("batch 2, a prompt of 3, 8 new tokens (past the context of 6)",
+                 (config, state, prompt(2, 3, 321), 8, 1.0, None, 322), through=_written),
+            Case("batch 1, a prompt of 5, 4 new tokens, temperature 0.7, top-3",
+                 (config, state, prompt(1, 5, 323), 4, 0.7, 3, 324), through=_written),
+            Case("batch 3, a prompt of 2, 6 new tokens, temperature 1.5, top-1",
+                 (config, state, prompt(3, 2, 325), 6, 1.5, 1, 326), through=_written)]
+
+
+def _write_with(window=lambda ids, context: ids[:, -context:], position=-1, knobs=True,
+                pick="sample", new=lambda ids, prompt: ids, extra=0):
+    """:func:`solutions.generate` with one step changed: what the model reads, which
+    position's logits, the knobs ignored, how the token is picked, what is returned, how many
+    tokens."""
+    @torch.no_grad()
+    def generate(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+        prompt = ids
+        for _ in range(max_new_tokens + extra):
+            last = model(window(ids, model.config.context))[:, position]
+            probs = next_token_probs(last, temperature, top_k) if knobs else last.softmax(-1)
+            next_id = (probs.argmax(-1, keepdim=True) if pick == "greedy" else
+                       torch.multinomial(last if pick == "logits" else probs, 1,
+                                         generator=generator))
+            ids = torch.cat([ids, next_id], dim=1)
+        return new(ids, prompt)
+    return generate
+
+
+GENERATE = Exercise(
+    id="generate",
+    title="Capstone: writing, one token at a time",
+    notebook=NOTEBOOK,
+    signature="generate(model, ids (batch, n), max_new_tokens, temperature=1.0, top_k=None, "
+              "generator=None) -> (batch, n + max_new_tokens)",
+    reference=solutions.generate,
+    solution=solutions.generate,
+    uses=("next_token_probs",),
+    make_cases=_write_cases,
+    varied=0,
+    hints=[
+        "A loop of max_new_tokens rounds: the model reads the text so far, its scores at the "
+        "last position become probabilities, one token is drawn from them and appended.",
+        "The model can read at most model.config.context tokens, so slice the newest of them "
+        "off the end of ids; the logits at the last position score the next token; your "
+        "next_token_probs applies temperature and top-k; torch.multinomial, given the "
+        "generator, draws one id per row, (batch, 1); torch.cat along dim=1 appends it.",
+        "Keep the *last* context tokens, not the first; read the logits at the last position, "
+        "not the first; draw from probabilities, not logits; and return the prompt with the "
+        "new tokens, (batch, n + max_new_tokens).",
+    ],
+    mistakes=[
+        Mistake("context_outgrown", "once the text is longer than the model's context the "
+                "model is asked to read positions it has no vectors for: give it only the last "
+                "model.config.context tokens, ids[:, -model.config.context:].",
+                _write_with(window=lambda ids, context: ids),
+                raises=r"index out of range|out of bounds|position vectors for"),
+        Mistake("first_tokens_kept", "the model reads the *first* context tokens, so once the "
+                "text outgrows them it never sees what it wrote: keep the last ones, "
+                "ids[:, -model.config.context:].",
+                _write_with(window=lambda ids, context: ids[:, :context])),
+        Mistake("first_position", "the next token is drawn from the scores at the first "
+                "position (the guess after the first token); the next token's are at the "
+                "last: model(...)[:, -1].", _write_with(position=0)),
+        Mistake("knobs_ignored", "temperature and top_k are not used: pass them on, "
+                "next_token_probs(last, temperature, top_k).", _write_with(knobs=False)),
+        Mistake("greedy", "the most likely token is always taken (argmax), so temperature and "
+                "top-k change nothing: draw it, torch.multinomial(probs, 1, "
+                "generator=generator).", _write_with(pick="greedy")),
+        Mistake("drawn_from_logits", "torch.multinomial was given the logits: it needs "
+                "probabilities (none negative), next_token_probs(...)'s result.",
+                _write_with(pick="logits"),
+                raises=r"invalid multinomial distribution|probability tensor contains"),
+        Mistake("prompt_dropped", "only the new tokens are returned; return the prompt "
+                "followed by them, (batch, n + max_new_tokens).",
+                _write_with(new=lambda ids, prompt: ids[:, prompt.size(1):])),
+        Mistake("one_token_too_many", "one token more than max_new_tokens is written: loop "
+                "range(max_new_tokens) times.", _write_with(extra=1)),
+        Mistake("one_token_short", "one token fewer than max_new_tokens is written: loop "
+                "range(max_new_tokens) times.", _write_with(extra=-1)),
+    ],
+)
+
+EXERCISES += [GET_BATCH, TRAIN_STEP, GENERATE]

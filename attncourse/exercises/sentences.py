@@ -85,7 +85,10 @@ _ERROR_MEANINGS = (
     (r"Dimension out of range|out of bounds|out of range|too many indices",
      "an axis or position was used that the tensor does not have: count its axes "
      "(`t.shape`); negative axes such as -1 count from the end."),
-    (r"NotImplementedError", "part of your function still raises NotImplementedError: "
+    (r"with a bool tensor is not supported|on a bool tensor is not supported",
+     "`-` was used on a boolean tensor (such as `1 - mask` to flip a mask, or `-mask`): flip a "
+     "bool mask with `~mask` (or `mask.logical_not()`)."),
+    (r"NotImplementedError$", "part of your function still raises NotImplementedError: "
      "replace the stub line with your code."),
     (r"NoneType", "something is `None`: a helper without `return`, or an optional argument "
      "such as `mask=None` used without an `if mask is not None:` check."),
@@ -236,10 +239,26 @@ def using_the_reference(exercise):
             f"check({exercise.id!r}, ...) in this kernel yet")
 
 
-def results_share_memory(first, second):
+def results_share_memory(first, second, same_shape=True):
+    """Two results that are one tensor: a copy forgotten (``b = a``, then written into), or,
+    where they differ in shape, one returned where the other belongs."""
+    if not same_shape:
+        return Mistake("result_returned_twice", f"`{first}` and `{second}` come from one and the "
+                       f"same tensor: your function returns what belongs in one place in the "
+                       f"other too (as `return key, key` would). Return each its own tensor.")
     return Mistake("results_share_memory", f"`{first}` and `{second}` are one tensor under two "
                    f"names (`b = a` names the same tensor, it does not copy it), so writing "
                    f"into one changed the other. Make the second a copy: `a.clone()`.")
+
+
+def only_with_argument(name):
+    """Every failing case gives the optional argument ``name``; every case without it passes."""
+    said = (f"every case that fails gives `{name}`, and every case without it passes: the bug "
+            f"is in how your code uses `{name}`.")
+    if "mask" in name:
+        said += (" A mask comes shaped to broadcast against what it masks as it is — use it "
+                 "without adding or moving axes — with True (or 1) = may attend.")
+    return Mistake("only_with_argument", said)
 
 
 def gradient_never_reaches(name):

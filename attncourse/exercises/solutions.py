@@ -16,7 +16,8 @@ from torch import nn
 
 
 def softmax(x):
-    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x."""
+    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x; a score of
+    -inf (a hidden one, as masks make them) gets weight 0."""
     shifted = x - x.amax(dim=-1, keepdim=True)  # each row's largest score becomes 0
     exps = shifted.exp()
     return exps / exps.sum(dim=-1, keepdim=True)
@@ -306,6 +307,42 @@ class GPT(nn.Module):
             x = block(x)
         return self.head(self.norm(x))  # (batch, seq, vocab_size)
 
+
+
+def get_batch(ids, context, batch_size, generator=None):
+    """Return (x, y), both (batch_size, context): windows of ids starting at places drawn by
+    torch.randint(len(ids) - context, (batch_size,), generator=generator), and the same
+    windows shifted one token on — the targets."""
+    starts = torch.randint(len(ids) - context, (batch_size,), generator=generator)  # (batch,)
+    index = starts.unsqueeze(1) + torch.arange(context)  # (batch, context): positions in ids
+    return ids[index], ids[index + 1]  # the inputs, and the token after each
+
+
+def train_step(model, optimizer, x, y):
+    """One step of training on the batch (x, y): clear the old gradients, the cross-entropy
+    of model(x)'s logits against the targets y, backward, one optimizer step; return the
+    loss as a Python float."""
+    optimizer.zero_grad()
+    logits = model(x)  # (batch, seq, vocab)
+    loss = F.cross_entropy(logits.flatten(0, 1), y.flatten())  # y is already shifted
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+@torch.no_grad()
+def generate(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    """Continue ids (batch, n) by max_new_tokens tokens, one at a time: the model reads the
+    last model.config.context tokens, the next token is drawn with
+    torch.multinomial(next_token_probs(last logits, temperature, top_k), 1,
+    generator=generator) and appended. Returns (batch, n + max_new_tokens)."""
+    for _ in range(max_new_tokens):
+        window = ids[:, -model.config.context:]  # (batch, ≤ context): what the model can read
+        last = model(window)[:, -1]  # (batch, vocab): the scores of the next token
+        probs = next_token_probs(last, temperature, top_k)
+        next_id = torch.multinomial(probs, 1, generator=generator)  # (batch, 1)
+        ids = torch.cat([ids, next_id], dim=1)
+    return ids
 
 # ------------------------------------------------------------- 10 induction heads
 

@@ -13,12 +13,17 @@ import torch
 VARIED = 2
 
 
-def _changed(value, generator):
-    """``value`` changed a little, or ``None`` when it is not a kind that can be."""
+def _changed(value, generator, far=False):
+    """``value`` changed a little — or, with ``far``, a whole number made several times
+    larger (kept where it is a size, one that shapes the result: past any size a notebook's
+    variable holds, such as its ``seq_len = 8``) — or ``None`` when it is not a kind that can
+    be."""
     if isinstance(value, bool) or value is None:
         return None
     if isinstance(value, int):
-        return value + 1
+        return value * 4 + 3 if far else value + 1
+    if far:
+        return None
     if isinstance(value, float):
         return value * 1.7 if value else 0.5
     if torch.is_tensor(value) and value.is_floating_point():
@@ -68,19 +73,55 @@ def variants(reference, learner_form, cases, seed=0):
         # an argument the case leaves at its default is given another value, in its place
         if len(parameters) == len(args) + 1 and not kwargs:
             changes.append((parameters[len(args)].name, len(args)))
-        for name, position in changes:
+        for (name, position), far in [(c, far) for c in changes for far in (False, True)]:
             new_args, new_kwargs = case.fresh_args()
             old = new_args[position] if position < len(new_args) else parameters[position].default
-            new = _changed(old, generator)
+            new = _changed(old, generator, far)
             if new is None or new is inspect.Parameter.empty:
                 continue
             new_args = (*new_args[:position], new, *new_args[position + 1:])
             result = _reference_on(reference, new_args, new_kwargs)
-            if result is None or _same(result, original):
+            if result is None or _same(result, original) or \
+                    (far and _shapes(result) == _shapes(original)):  # far: only a size
                 continue
             what = (f"other values in `{name}`" if torch.is_tensor(new) else
                     f"`{name}` = {new!r}")
             found.append(dataclasses.replace(case, label=f"{case.label}, with {what}",
                                              args=new_args, kwargs=new_kwargs, base=index,
                                              changed=name))
+    return found + _in_float64(reference, cases[:1])
+
+
+def _shapes(value):
+    if isinstance(value, (tuple, list)):
+        return [s for v in value for s in _shapes(v)]
+    return [tuple(value.shape)] if torch.is_tensor(value) else []
+
+
+def _float64(value):
+    return value.double() if torch.is_tensor(value) and value.dtype == torch.float32 else value
+
+
+def _dtypes(value):
+    if isinstance(value, (tuple, list)):
+        return [d for v in value for d in _dtypes(v)]
+    return [value.dtype] if torch.is_tensor(value) else []
+
+
+def _in_float64(reference, cases):
+    """The first case with its float32 tensors in float64, where the reference's result
+    follows them into float64: a step that forces float32 (``.float()``, a float32 constant
+    tensor) shows there."""
+    found = []
+    for case in cases:
+        args, kwargs = case.fresh_args()
+        wide = tuple(_float64(a) for a in args), {k: _float64(v) for k, v in kwargs.items()}
+        if torch.float32 not in _dtypes((*args, *kwargs.values())):
+            continue
+        before, after = _reference_on(reference, args, kwargs), _reference_on(reference, *wide)
+        if after is None or torch.float64 not in _dtypes(after) or \
+                _dtypes(before) == _dtypes(after):
+            continue
+        found.append(dataclasses.replace(case, label=f"{case.label}, in float64: the result "
+                                         f"keeps the dtype", args=wide[0], kwargs=wide[1]))
     return found

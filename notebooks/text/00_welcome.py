@@ -110,7 +110,8 @@ viz.interact(plot_softmax, temperature=widgets.FloatLogSlider(value=1.0, base=10
 
 # %% attncourse={"exercise": "softmax"} tags=["exercise"]
 def softmax(x):
-    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x."""
+    """Return exp(x) / sum(exp(x)) along the last dimension, safely for large x; a score of
+    -inf (a hidden one, as masks make them) gets weight 0."""
     raise NotImplementedError  # replace this line with your code
 
 

@@ -1,8 +1,9 @@
 """Blind sets of learner answers (each set's README says how it was written).
 
-``CONTRACT``: answers a set's writer labelled wrong that the exercise's stated contract allows
-(its stub's docstring says so), with the reason; the tests expect the checker to accept them,
-and the feedback benchmark counts them apart, neither accepted-wrong nor rejected-right.
+``CONTRACT``: answers whose writer's label the exercise's stated contract (its stub's
+docstring) overrules, with the reason — labelled wrong but allowed, or labelled correct but
+outside the contract; the tests expect the checker to follow the contract, and the feedback
+benchmark counts them apart, neither accepted-wrong nor rejected-right.
 """
 
 CONTRACT = {
@@ -16,4 +17,6 @@ CONTRACT = {
     "d_embed_bias_added_after": "bias is a (d_model,) tensor (the stub), never None",
     "f_emb_bias_view": "bias is a (d_model,) tensor (the stub), never None",
     "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
+    "i_softmax_pairwise_differences": "labelled correct; gives NaN for a score of -inf, "
+                                      "which gets weight 0 (the stub, since set I)",
 }
