@@ -304,10 +304,23 @@ class EncoderDecoder(nn.Module):
         x = self.tgt_embed(tgt)  # (batch, tgt_len, d_model)
         return self.decoder(x, memory, src_mask, tgt_mask, **_call_options(is_causal=is_causal))
 
+    #: a function ``(model, src, tgt, src_mask, tgt_mask) -> logits`` run instead of
+    #: :meth:`scores` — notebook 05's capstone sets the learner's own forward pass here, and
+    #: training runs it
+    forward_pass = None
+
     def forward(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None,
                 tgt_mask: Tensor | None) -> Tensor:
         """Logits ``(batch, tgt_len, tgt_vocab)``: at each position, the next word's scores."""
-        memory = self.encode(src, src_mask)
+        if self.forward_pass is not None:
+            return self.forward_pass(self, src, tgt, src_mask, tgt_mask)
+        return self.scores(src, tgt, src_mask, tgt_mask)
+
+    def scores(self, src: Tensor, tgt: Tensor, src_mask: Tensor | None,
+               tgt_mask: Tensor | None) -> Tensor:
+        """The course's forward pass: encode the source, decode the target against it, and
+        score the next word at every position ``(batch, tgt_len, tgt_vocab)``."""
+        memory = self.encode(src, src_mask)  # (batch, src_len, d_model)
         return self.generator(self.decode(memory, src_mask, tgt, tgt_mask))
 
 

@@ -158,7 +158,16 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "(80% of the caught), 27 vague, 4 misnamed, none by an error's words alone. "
                    "Then mended: float64 and larger-size variants of every exercise's first "
                    "case, tied weights under both names, an optional argument that every "
-                   "failing case gives, a result returned twice, `-` on a bool mask"))
+                   "failing case gives, a result returned twice, `-` on a bool mask"),
+         ("set_j", "written blind on 2026-12-02 for notebook 08's new capstone exercises "
+                   "get_batch, train_step and generate (44 wrong, 11 correct). Its writer noted "
+                   "that answers ignoring the generator passed a check that seeds the global "
+                   "random numbers alike; the check now seeds them apart (the stub says "
+                   "generator=generator). First scored then, at 09b950a: 3 accepted (gradients "
+                   "cleared after the step, a loss tensor returned, a prompt longer than the "
+                   "context overwritten in place), none rejected, 26 of 41 named (63%). Then "
+                   "mended: leftover gradients before the first step, a float required, a "
+                   "prompt longer than the context, seven more named mistakes"))
 
 
 def main():

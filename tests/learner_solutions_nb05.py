@@ -187,13 +187,82 @@ INFLUENCE_WRONG = {
     influence_no_abs: "signed_change",
 }
 
+# --------------------------------------------------------- translator_forward (capstone)
+
+
+def _decode_layer(layer, x, memory, src_mask, tgt_mask):  # the learner's own, checked earlier
+    x = layer.sublayer[0](x, lambda y: layer.self_attn(y, y, y, tgt_mask))
+    x = layer.sublayer[1](x, lambda y: layer.src_attn(y, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def translator_ok_by_hand(model, src, tgt, src_mask, tgt_mask):
+    h = model.src_embed(src)
+    for layer in model.encoder.layers:
+        h = layer(h, src_mask)
+    memory = model.encoder.norm(h)
+    y = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        y = _decode_layer(layer, y, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(y))
+
+
+def translator_ok_encode_helper(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encode(src, src_mask)
+    out = model.tgt_embed(tgt)
+    for i in range(len(model.decoder.layers)):
+        out = _decode_layer(model.decoder.layers[i], out, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(out))
+
+
+def translator_no_encoder_norm(model, src, tgt, src_mask, tgt_mask):
+    h = model.src_embed(src)
+    for layer in model.encoder.layers:
+        h = layer(h, src_mask)
+    y = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        y = _decode_layer(layer, y, h, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(y))
+
+
+def translator_shared_embedding(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    y = model.src_embed(tgt)
+    for layer in model.decoder.layers:
+        y = _decode_layer(layer, y, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(y))
+
+
+def translator_masks_other_way(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    y = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        y = _decode_layer(layer, y, memory, tgt_mask, src_mask)
+    return model.generator(model.decoder.norm(y))
+
+
+def translator_no_generator(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    y = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        y = _decode_layer(layer, y, memory, src_mask, tgt_mask)
+    return model.decoder.norm(y)
+
+
 CORRECT = {
     "decoder_layer_forward": [decoder_ok_named_steps, decoder_ok_spelled_out],
     "target_mask": [target_ok_by_hand, target_ok_logical_and],
     "position_influence": [influence_ok_stacked],
+    "translator_forward": [translator_ok_by_hand, translator_ok_encode_helper],
 }
 WRONG = {
     "decoder_layer_forward": DECODER_WRONG,
     "target_mask": TARGET_WRONG,
     "position_influence": INFLUENCE_WRONG,
+    "translator_forward": {
+        translator_no_encoder_norm: "encoder_norm_skipped",
+        translator_shared_embedding: "target_read_by_source_embedding",
+        translator_masks_other_way: "masks_swapped",
+        translator_no_generator: "generator_skipped",
+    },
 }

@@ -2126,6 +2126,33 @@ def batch_room_for_x_only(ids, context, batch_size, generator=None):
     return ids[pos], ids[pos + 1]
 
 
+def step_keeps_the_tensor(model, optimizer, x, y):
+    optimizer.zero_grad()
+    logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+    loss.backward()
+    optimizer.step()
+    return loss
+
+
+def step_under_no_grad(model, optimizer, x, y):
+    optimizer.zero_grad()
+    with torch.no_grad():
+        logits = model(x)
+    loss = F.cross_entropy(logits.view(-1, logits.shape[-1]), y.view(-1))
+    loss.backward()
+    optimizer.step()
+    return loss.item()
+
+
+def write_item(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+    for _ in range(max_new_tokens):
+        logits = model(ids[:, -model.config.context:])[:, -1, :]
+        token = torch.multinomial(_probs(logits, temperature, top_k), 1, generator=generator)
+        ids = torch.cat([ids, torch.full_like(ids[:, :1], token.item())], dim=1)
+    return ids
+
+
 SLIPS.update({
     "get_batch": {
         batch_room_for_x_only: "one_start_too_many",
@@ -2143,6 +2170,8 @@ SLIPS.update({
         step_sum_reduction: "summed_loss",
         step_loss_of_the_new_model: "loss_after_the_step",
         step_returns_nothing: "nothing_returned",
+        step_keeps_the_tensor: "tensor_returned",
+        step_under_no_grad: "no_graph",
     },
     "generate": {
         write_keeps_beginning: "first_tokens_kept",
@@ -2150,6 +2179,74 @@ SLIPS.update({
         write_multinomial_of_logits: "drawn_from_logits",
         write_loop_plus_one: "one_token_too_many",
         write_whole_text: "context_outgrown",
-        write_top_k_forgotten: None,
+        write_top_k_forgotten: "top_k_ignored",
+        write_item: "item_of_a_batch",
     },
 })
+
+
+# ---------------------------------------------------- translator_forward (05 capstone)
+
+
+def _layer_forward(layer, x, memory, src_mask, tgt_mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, tgt_mask))
+    x = layer.sublayer[1](x, lambda t: layer.src_attn(t, memory, memory, src_mask))
+    return layer.sublayer[2](x, layer.feed_forward)
+
+
+def translate_encoder_without_mask(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), None)
+    x = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        x = _layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(x))
+
+
+def translate_memory_is_embedding(model, src, tgt, src_mask, tgt_mask):
+    memory = model.src_embed(src)
+    x = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        x = _layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(x))
+
+
+def translate_word_table_only(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    x = model.tgt_embed[0](tgt)
+    for layer in model.decoder.layers:
+        x = _layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(x))
+
+
+def translate_same_layer(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    x = model.tgt_embed(tgt)
+    for _ in model.decoder.layers:
+        x = _layer_forward(model.decoder.layers[0], x, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(x))
+
+
+def translate_no_final_norm(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    x = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        x = _layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return model.generator(x)
+
+
+def translate_log_softmax(model, src, tgt, src_mask, tgt_mask):
+    memory = model.encoder(model.src_embed(src), src_mask)
+    x = model.tgt_embed(tgt)
+    for layer in model.decoder.layers:
+        x = _layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return torch.log_softmax(model.generator(model.decoder.norm(x)), dim=-1)
+
+
+SLIPS.update({"translator_forward": {
+    translate_encoder_without_mask: "source_padding_ignored",
+    translate_memory_is_embedding: "encoder_skipped",
+    translate_word_table_only: "target_positions_missing",
+    translate_same_layer: "first_layer_repeated",
+    translate_no_final_norm: "decoder_norm_skipped",
+    translate_log_softmax: None,
+}})

@@ -194,7 +194,8 @@ def _run_broken(notebook_and_part, folder):
 
 
 # notebooks whose later cells build on the learner's parts (ac.mine), and the part broken
-BROKEN_PARTS = [("04", "multi_head_module"), ("06", "embed_patches"), ("08", "get_batch")]
+BROKEN_PARTS = [("04", "multi_head_module"), ("05", "decoder_layer_forward"), ("06", "embed_patches"),
+                ("08", "get_batch")]
 
 
 def test_a_broken_part_and_the_notebook_runs_to_the_end_on_the_course_s(tmp_path, monkeypatch):

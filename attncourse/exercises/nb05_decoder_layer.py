@@ -14,7 +14,14 @@ from attncourse.exercises.model import (
     Mistake,
     seeded_randn,
 )
-from attncourse.layers import DecoderLayer, FeedForward, position_influence
+from attncourse.exercises.modules import module_function_case
+from attncourse.layers import (
+    DecoderLayer,
+    EncoderDecoder,
+    FeedForward,
+    make_model,
+    position_influence,
+)
 from attncourse.masks import causal_mask, padding_mask, target_mask
 from attncourse.multihead import MultiHeadAttention
 
@@ -495,3 +502,121 @@ POSITION_INFLUENCE = Exercise(
 
 #: this notebook's exercises, in the order the notebook asks for them
 EXERCISES = [DECODER_LAYER_FORWARD, TARGET_MASK, POSITION_INFLUENCE]
+
+# ------------------------------------------ capstone: the translator's forward pass
+
+
+def small_translator(seed):
+    """A seeded two-layer :class:`~attncourse.layers.EncoderDecoder` without dropout, its
+    layer norms moved off ones and zeros so that a norm skipped or swapped shows."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        model = make_model(9, 7, n=2, d_model=8, d_ff=16, h=2, dropout=0.0)
+        for module in model.modules():
+            if isinstance(module, torch.nn.LayerNorm):
+                torch.nn.init.normal_(module.weight, 1.0, 0.5)
+                torch.nn.init.normal_(module.bias, 0.0, 0.5)
+    return model.eval()
+
+
+def _translator_cases():
+    src = torch.tensor([[3, 4, 5, 6, 0], [3, 7, 8, 0, 0]])  # padded sources
+    tgt = torch.tensor([[1, 4, 5, 6], [1, 3, 2, 0]])  # <bos> first, the second padded
+    one_src, one_tgt = torch.tensor([[5, 3, 8, 2, 4, 6]]), torch.tensor([[1, 6, 2]])
+    return [module_function_case("batch 2, sources of 5 and targets of 4, both padded",
+                                 small_translator(40), (src, tgt, padding_mask(src, 0),
+                                                        target_mask(tgt, 0))),
+            module_function_case("one pair: a source of 6, a target of 3",
+                                 small_translator(41), (one_src, one_tgt,
+                                                        padding_mask(one_src, 0),
+                                                        target_mask(one_tgt, 0)))]
+
+
+def _translator_with(memory=lambda model, src, src_mask: model.encoder(model.src_embed(src),
+                                                                       src_mask),
+                     embed=lambda model, tgt: model.tgt_embed(tgt), masks_swapped=False,
+                     first_layer_only=False, final_norm=True,
+                     finish=lambda model, x: model.generator(x)):
+    """:func:`solutions.translator_forward` with one step changed: what the memory is, how the
+    target is embedded, the masks given the decoder layers, which layers run, the final
+    norm, what the end becomes."""
+    def translator_forward(model, src, tgt, src_mask, tgt_mask):
+        x = embed(model, tgt)
+        held = memory(model, src, src_mask)
+        for layer in model.decoder.layers:
+            layer = model.decoder.layers[0] if first_layer_only else layer
+            x = solutions.decoder_layer_forward(layer, x, held, *((tgt_mask, src_mask)
+                                                if masks_swapped else (src_mask, tgt_mask)))
+        return finish(model, model.decoder.norm(x) if final_norm else x)
+    return translator_forward
+
+
+def _encoder_layers_only(model, src, src_mask):
+    x = model.src_embed(src)
+    for layer in model.encoder.layers:
+        x = layer(x, src_mask)
+    return x  # the encoder's final norm skipped
+
+
+TRANSLATOR_FORWARD = Exercise(
+    id="translator_forward",
+    title="Capstone: the translator's forward pass",
+    notebook=NOTEBOOK,
+    signature="translator_forward(model, src (batch, src_len), tgt (batch, tgt_len), src_mask, "
+              "tgt_mask) -> (batch, tgt_len, tgt_vocab) logits",
+    reference=EncoderDecoder.scores,
+    solution=solutions.translator_forward,
+    learner_name="translator_forward",
+    uses=("decoder_layer_forward",),
+    make_cases=_translator_cases,
+    varied=0,
+    hints=[
+        "The picture of the whole model, read left to right: the source becomes vectors and "
+        "goes through the encoder once, giving the memory; the target becomes vectors and goes "
+        "through every decoder layer, each reading that memory; a final norm; then scores.",
+        "model.src_embed and model.tgt_embed turn ids into vectors (with positions); "
+        "model.encoder(vectors, src_mask) runs the encoder's layers and its norm; loop over "
+        "model.decoder.layers with your decoder_layer_forward; then model.decoder.norm and "
+        "model.generator.",
+        "Each side has its own embedding, and each decoder layer gets the source mask for "
+        "cross-attention and the target mask for self-attention, in the order your "
+        "decoder_layer_forward takes them; the logits are returned as they are.",
+    ],
+    mistakes=[
+        Mistake("encoder_norm_skipped", "the memory is the last encoder layer's output without "
+                "the encoder's final layer norm (pre-norm leaves the sum unnormalised): "
+                "model.encoder(...) runs the layers and the norm.",
+                _translator_with(memory=_encoder_layers_only)),
+        Mistake("encoder_skipped", "the decoder reads the embedded source as its memory, not "
+                "the encoder's output: memory = model.encoder(model.src_embed(src), src_mask).",
+                _translator_with(memory=lambda model, src, src_mask: model.src_embed(src))),
+        Mistake("source_padding_ignored", "the encoder runs without src_mask, so source words "
+                "attend to the padding: model.encoder(model.src_embed(src), src_mask).",
+                _translator_with(memory=lambda model, src, src_mask: model.encoder(
+                    model.src_embed(src), None))),
+        Mistake("target_read_by_source_embedding", "the target's ids are embedded with "
+                "model.src_embed, the source language's table: use model.tgt_embed(tgt).",
+                _translator_with(embed=lambda model, tgt: model.src_embed(tgt))),
+        Mistake("target_positions_missing", "the target gets no positional encoding: "
+                "model.tgt_embed[0] is only its word table; model.tgt_embed(tgt) adds the "
+                "positions as well.", _translator_with(embed=lambda model, tgt:
+                                                       model.tgt_embed[0](tgt))),
+        Mistake("masks_swapped", "the two masks are given the decoder layers the wrong way "
+                "round: decoder_layer_forward(layer, x, memory, src_mask, tgt_mask) — the "
+                "source mask for cross-attention, the target mask for self-attention.",
+                _translator_with(masks_swapped=True)),
+        Mistake("first_layer_repeated", "the first decoder layer runs every time; each of "
+                "model.decoder.layers runs once, in order.",
+                _translator_with(first_layer_only=True)),
+        Mistake("decoder_norm_skipped", "the decoder's final layer norm is missing: "
+                "model.generator(model.decoder.norm(x)).", _translator_with(final_norm=False)),
+        Mistake("probabilities_returned", "the scores went through a softmax: return the "
+                "logits as they are (the loss applies the softmax itself).",
+                _translator_with(finish=lambda model, x: model.generator(x).softmax(-1))),
+        Mistake("generator_skipped", "the result is the decoder's states (d_model wide), not "
+                "scores: finish with model.generator, one score per target word.",
+                _translator_with(finish=lambda model, x: x)),
+    ],
+)
+
+EXERCISES += [TRANSLATOR_FORWARD]

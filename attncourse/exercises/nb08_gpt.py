@@ -608,10 +608,15 @@ EXERCISES += [GPT_BLOCK, GPT_MODEL]
 # ------------------------------------------- capstone: the batches, a step, and writing
 
 
+#: what PyTorch's global random numbers are seeded with, beside a case's generator: a draw
+#: that ignores the generator takes other numbers
+GLOBAL_SEED_OFFSET = 1000
+
+
 def _drawn(fn, ids, context, batch_size, seed):
-    """``fn(ids, context, batch_size, generator)``, with the generator and PyTorch's global
-    random numbers both seeded with ``seed``: a learner may draw from either."""
-    torch.manual_seed(seed)
+    """``fn(ids, context, batch_size, generator)``, the generator seeded with ``seed`` (and
+    the global random numbers with another seed)."""
+    torch.manual_seed(seed + GLOBAL_SEED_OFFSET)
     return fn(ids, context, batch_size, torch.Generator().manual_seed(seed))
 
 
@@ -629,10 +634,12 @@ def _batch_cases():
 
 
 def _batch_with(high=lambda n, context: n - context, length=0, target=lambda ids, index: ids[
-        index + 1], second_draw=False, transposed=False):
+        index + 1], second_draw=False, transposed=False, own_generator=True):
     """:func:`solutions.get_batch` with one step changed: the bound of the draw, the windows'
-    length, what the targets are, a second draw for the targets, the axes swapped."""
+    length, what the targets are, a second draw for the targets, the axes swapped, the
+    generator ignored."""
     def get_batch(ids, context, batch_size, generator=None):
+        generator = generator if own_generator else None
         starts = torch.randint(high(len(ids), context), (batch_size,), generator=generator)
         index = starts.unsqueeze(1) + torch.arange(context)  # (batch, context)
         if second_draw:
@@ -675,6 +682,10 @@ GET_BATCH = Exercise(
         Mistake("targets_shifted_back", "y holds the token *before* each position; the target "
                 "is the token after it: ids[positions + 1].",
                 _batch_with(target=lambda ids, index: ids[index - 1])),
+        Mistake("wrapped_around", "the targets are x rolled by one (torch.roll), so the last "
+                "target wraps round to the window's first token; it is the token *after* the "
+                "window, ids[start + context]: read y = ids[positions + 1].",
+                _batch_with(target=lambda ids, index: ids[index].roll(-1, dims=1))),
         Mistake("values_not_positions", "y is x + 1: one was added to the token ids, not to "
                 "their positions. Read y = ids[positions + 1].",
                 _batch_with(target=lambda ids, index: ids[index] + 1)),
@@ -698,6 +709,10 @@ GET_BATCH = Exercise(
         Mistake("axes_swapped", "x and y are (context, batch_size): the windows lie along the "
                 "columns. Add the starts as a column, starts.unsqueeze(1) + "
                 "torch.arange(context), so each row is one window.", _batch_with(transposed=True)),
+        Mistake("generator_ignored", "the starts come from PyTorch's global random numbers: "
+                "the generator passed in is ignored, so the caller cannot reproduce or separate "
+                "its batches. Draw with torch.randint(..., generator=generator).",
+                _batch_with(own_generator=False)),
     ],
 )
 
@@ -724,10 +739,13 @@ def _stepped(fn, config, weights, batches):
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-2, betas=(0.9, 0.99))
     losses = []
     with torch.enable_grad():  # the engine calls learners' code under no_grad
+        model(batches[0][0]).square().mean().backward()  # gradients an earlier step left
         for x, y in batches:
             loss = fn(model, optimizer, x, y)
             if loss is None:
                 raise ValueError("train_step returned None: return the loss, loss.item()")
+            if torch.is_tensor(loss):
+                raise TypeError("train_step returned a tensor, not a Python float")
             losses.append(float(loss))
     named = list(model.named_parameters())
     return Named.of((torch.tensor(losses, dtype=torch.float64), *(p.detach() for _, p in named)),
@@ -751,17 +769,19 @@ def _step_cases():
                  (other, _gpt_state(other, 312), batches(other, 2, 2, 313)), through=_stepped)]
 
 
-def _step_with(clear=True, step=True, loss=lambda logits, x, y:
+def _step_with(clear="before", step=True, loss=lambda logits, x, y:
                F.cross_entropy(logits.flatten(0, 1), y.flatten()), after=False):
-    """:func:`solutions.train_step` with one step changed: the gradients never cleared, no
-    step, another loss, the loss measured after the step."""
+    """:func:`solutions.train_step` with one step changed: the gradients cleared after the
+    step or never, no step, another loss, the loss measured after the step."""
     def train_step(model, optimizer, x, y):
-        if clear:
+        if clear == "before":
             optimizer.zero_grad()
         value = loss(model(x), x, y)
         value.backward()
         if step:
             optimizer.step()
+        if clear == "after":
+            optimizer.zero_grad()
         return loss(model(x), x, y).item() if after else value.item()
     return train_step
 
@@ -790,7 +810,11 @@ TRAIN_STEP = Exercise(
     mistakes=[
         Mistake("gradients_never_cleared", "the gradients are never cleared, so each step adds "
                 "this batch's gradient to all the earlier ones: call optimizer.zero_grad() "
-                "before loss.backward().", _step_with(clear=False)),
+                "before loss.backward().", _step_with(clear=None)),
+        Mistake("gradients_cleared_after_the_step", "the gradients are cleared after the "
+                "step, so the first step also follows whatever gradients the model already held "
+                "(from an evaluation, a check, an earlier loop): clear them first, "
+                "optimizer.zero_grad(), then loss, backward, step.", _step_with(clear="after")),
         Mistake("weights_never_move", "the weights never change: optimizer.step() is missing, "
                 "or it finds no gradient — loss.backward() is missing, or runs after step(), or "
                 "zero_grad() runs between backward() and step(). The order: zero_grad(), "
@@ -818,15 +842,27 @@ TRAIN_STEP = Exercise(
                 raises=r"Expected target size|only batches of spatial targets"),
         Mistake("nothing_returned", "train_step returns nothing: return the loss, "
                 "loss.item(), so the training loop can record it.", raises=r"returned None"),
+        Mistake("tensor_returned", "train_step returns the loss tensor: return loss.item(), "
+                "a Python number. A recorded tensor keeps its step's whole graph alive, so the "
+                "memory of the training loop grows with every step.",
+                raises=r"returned a tensor"),
+        Mistake("softmax_before_the_loss", "the logits went through a softmax before "
+                "F.cross_entropy, which applies its own (log-)softmax: give it the logits as "
+                "they are.", _step_with(loss=lambda logits, x, y: F.cross_entropy(
+                    logits.softmax(-1).flatten(0, 1), y.flatten()))),
+        Mistake("no_graph", "the loss has no graph to go back through: the logits were "
+                "computed under torch.no_grad() or detached (.detach(), .data, .item() too "
+                "early). Compute the loss from model(x) as it is.",
+                raises=r"does not require grad and does not have a grad_fn"),
     ],
 )
 
 
 def _written(fn, config, weights, ids, max_new_tokens, temperature, top_k, seed):
     """``fn(model, ids, max_new_tokens, temperature, top_k, generator)`` on a GPT given
-    ``weights``, the generator and PyTorch's global random numbers both seeded with ``seed``."""
+    ``weights``, the generator seeded with ``seed`` (the global random numbers with another)."""
     model = _model(config, weights).eval()
-    torch.manual_seed(seed)
+    torch.manual_seed(seed + GLOBAL_SEED_OFFSET)
     return fn(model, ids, max_new_tokens, temperature, top_k,
               torch.Generator().manual_seed(seed))
 
@@ -842,20 +878,25 @@ def _write_cases():
             Case("batch 1, a prompt of 5, 4 new tokens, temperature 0.7, top-3",
                  (config, state, prompt(1, 5, 323), 4, 0.7, 3, 324), through=_written),
             Case("batch 3, a prompt of 2, 6 new tokens, temperature 1.5, top-1",
-                 (config, state, prompt(3, 2, 325), 6, 1.5, 1, 326), through=_written)]
+                 (config, state, prompt(3, 2, 325), 6, 1.5, 1, 326), through=_written),
+            Case("batch 2, a prompt of 8, longer than the context of 6; 3 new tokens, top-4",
+                 (config, state, prompt(2, 8, 327), 3, 1.0, 4, 328), through=_written)]
 
 
 def _write_with(window=lambda ids, context: ids[:, -context:], position=-1, knobs=True,
-                pick="sample", new=lambda ids, prompt: ids, extra=0):
+                pick="sample", new=lambda ids, prompt: ids, extra=0, own_generator=True):
     """:func:`solutions.generate` with one step changed: what the model reads, which
     position's logits, the knobs ignored, how the token is picked, what is returned, how many
-    tokens."""
+    tokens, the generator ignored."""
     @torch.no_grad()
     def generate(model, ids, max_new_tokens, temperature=1.0, top_k=None, generator=None):
+        generator = generator if own_generator else None
         prompt = ids
         for _ in range(max_new_tokens + extra):
             last = model(window(ids, model.config.context))[:, position]
-            probs = next_token_probs(last, temperature, top_k) if knobs else last.softmax(-1)
+            probs = (next_token_probs(last, temperature, top_k) if knobs is True else
+                     next_token_probs(last, temperature) if knobs == "temperature" else
+                     last.softmax(-1))
             next_id = (probs.argmax(-1, keepdim=True) if pick == "greedy" else
                        torch.multinomial(last if pick == "logits" else probs, 1,
                                          generator=generator))
@@ -901,6 +942,15 @@ GENERATE = Exercise(
                 "last: model(...)[:, -1].", _write_with(position=0)),
         Mistake("knobs_ignored", "temperature and top_k are not used: pass them on, "
                 "next_token_probs(last, temperature, top_k).", _write_with(knobs=False)),
+        Mistake("top_k_ignored", "top_k is not passed on, so every token keeps a chance: "
+                "next_token_probs(last, temperature, top_k).", _write_with(knobs="temperature")),
+        Mistake("window_one_short", "the model reads one token fewer than it can: the last "
+                "model.config.context tokens, ids[:, -model.config.context:], all fit.",
+                _write_with(window=lambda ids, context: ids[:, -(context - 1):])),
+        Mistake("item_of_a_batch", "the drawn token was turned into one Python number "
+                "(.item()), which only works for a batch of one: keep the (batch, 1) tensor "
+                "that torch.multinomial returns and append it with torch.cat(..., dim=1).",
+                raises=r"cannot be converted to Scalar|only one element tensors"),
         Mistake("greedy", "the most likely token is always taken (argmax), so temperature and "
                 "top-k change nothing: draw it, torch.multinomial(probs, 1, "
                 "generator=generator).", _write_with(pick="greedy")),
@@ -915,6 +965,10 @@ GENERATE = Exercise(
                 "range(max_new_tokens) times.", _write_with(extra=1)),
         Mistake("one_token_short", "one token fewer than max_new_tokens is written: loop "
                 "range(max_new_tokens) times.", _write_with(extra=-1)),
+        Mistake("generator_ignored", "the tokens are drawn from PyTorch's global random "
+                "numbers: the generator passed in is ignored, so the caller cannot reproduce "
+                "the text. Pass it on: torch.multinomial(probs, 1, generator=generator).",
+                _write_with(own_generator=False)),
     ],
 )
 

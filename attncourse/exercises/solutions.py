@@ -140,6 +140,18 @@ def decoder_layer_forward(layer, x, memory, src_mask, tgt_mask):
     return layer.sublayer[2](x, layer.feed_forward)  # (batch, tgt_len, d_model)
 
 
+def translator_forward(model, src, tgt, src_mask, tgt_mask):
+    """The translator's logits (batch, tgt_len, tgt_vocab): model.encoder reads
+    model.src_embed(src) under src_mask (its memory); model.tgt_embed(tgt) goes through each
+    of model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
+    model.generator."""
+    memory = model.encoder(model.src_embed(src), src_mask)  # (batch, src_len, d_model)
+    x = model.tgt_embed(tgt)  # (batch, tgt_len, d_model)
+    for layer in model.decoder.layers:
+        x = decoder_layer_forward(layer, x, memory, src_mask, tgt_mask)
+    return model.generator(model.decoder.norm(x))  # (batch, tgt_len, tgt_vocab)
+
+
 def target_mask(tokens, pad_id):
     """(batch, seq, seq) bool: True where the key is a real token AND not in the future."""
     seq = tokens.size(-1)

@@ -450,6 +450,38 @@ logits = model(batch.src, batch.tgt_in, batch.src_mask, batch.tgt_mask)
 print("logits:", tuple(logits.shape), "(batch, tgt_len, English vocabulary)")
 
 # %% [markdown]
+# **Exercise `translator_forward`** — the capstone: the whole translator's forward pass, written
+# as a function of the model from its parts and **your** `decoder_layer_forward`. The source goes
+# through `model.src_embed` (word vectors and positions) and `model.encoder` (its layers under
+# `src_mask`, then its norm), giving the memory; the target goes through `model.tgt_embed`, then
+# through each of `model.decoder.layers` with your `decoder_layer_forward`; then
+# `model.decoder.norm` and `model.generator`. The check compares your logits and the gradient of
+# every weight with the course's. First, whose decoder layer it calls: yours, once it has
+# passed its check in this kernel, else the course's (`ac.mine` says which).
+
+# %%
+decoder_layer_forward = ac.mine("decoder_layer_forward")
+
+# %% attncourse={"exercise": "translator_forward"} tags=["exercise"]
+def translator_forward(model, src, tgt, src_mask, tgt_mask):
+    """The translator's logits (batch, tgt_len, tgt_vocab): model.encoder reads
+    model.src_embed(src) under src_mask (its memory); model.tgt_embed(tgt) goes through each
+    of model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
+    model.generator."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("translator_forward", translator_forward)
+
+# %% [markdown]
+# Once it passes, the translator trained below runs **your** forward pass (and, through it, your
+# decoder layer): `ac.mine` hands back your function, or the course's until yours passes.
+
+# %%
+model.forward_pass = ac.mine("translator_forward")
+
+# %% [markdown]
 # **Training** is the loop you may know from other models, applied to teacher forcing: for a batch
 # of 64 sentence pairs, compute the logits, take the cross-entropy between them and the next words
 # (`tgt_out`, padding ignored), backpropagate, and take an Adam step. The learning rate rises over
