@@ -1,7 +1,8 @@
 """The ablation ladder of notebook 08: Karpathy's path from a bigram to the GPT, one idea per
 rung, each rung trained on the same budget — where each idea earns its place, measured.
 
-1. **bigram**: each token's vector is read straight out as the next token's scores;
+1. **bigram**: a table of scores, one row per token — the next token's scores read off the
+   current token alone (Karpathy's ``BigramLanguageModel``);
 2. **one head**: token and position vectors, one causal self-attention head (d_k = d_model);
 3. **multi-head**: the same width split into ``num_heads`` heads, mixed by W_O;
 4. **+ feed-forward**: ``num_layers`` blocks of attention then a position-wise MLP, stacked
@@ -10,8 +11,9 @@ rung, each rung trained on the same budget — where each idea earns its place, 
 6. **+ layer norm**: pre-norm, x + attn(norm(x)), and a final norm — notebook 08's
    ``gpt.GPT`` with learned positions.
 
-Every rung has the output layer tied to the token embedding (as the GPT has) and is trained by
-:func:`attncourse.gpt.train_lm`; :data:`RUNGS` names them in order.
+Every rung above the bigram has the output layer tied to the token embedding (as the GPT has;
+a tied table alone would make the bigram's scores symmetric, a → b as likely as b → a), and
+each is trained by :func:`attncourse.gpt.train_lm`; :data:`RUNGS` names them in order.
 """
 
 from dataclasses import dataclass
@@ -46,17 +48,23 @@ RUNGS = (Rung("bigram"),
 
 class LadderModel(nn.Module):
     """A rung below the GPT: the GPT's embedding, position table and tied output layer, and
-    only the ideas the rung has. ``forward(ids)``: ``(batch, seq)`` → ``(batch, seq, vocab)``."""
+    only the ideas the rung has (the bigram: a table of scores alone). ``forward(ids)``:
+    ``(batch, seq)`` → ``(batch, seq, vocab)``."""
 
     def __init__(self, rung: Rung, config: GPTConfig) -> None:
         super().__init__()
         self.rung, self.config = rung, config
         c = config
+        if not rung.attention:  # the bigram: (vocab, vocab) scores, no vectors in between
+            self.embed = nn.Embedding(c.vocab_size, c.vocab_size)
+            self.position, self.attn, self.feed_forward, self.head = None, [], [], nn.Identity()
+            self.apply(init_weights)
+            return
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
-        self.position = nn.Embedding(c.context, c.d_model) if rung.attention else None
+        self.position = nn.Embedding(c.context, c.d_model)
         layers = c.num_layers if rung.feed_forward else 1
         self.attn = nn.ModuleList(MultiHeadAttention(c.d_model, rung.num_heads)
-                                  for _ in range(layers if rung.attention else 0))
+                                  for _ in range(layers))
         self.feed_forward = nn.ModuleList(FeedForward(c.d_model, c.d_ff, 0.0)
                                           for _ in range(layers if rung.feed_forward else 0))
         self.head = nn.Linear(c.d_model, c.vocab_size, bias=False)
