@@ -167,7 +167,16 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "cleared after the step, a loss tensor returned, a prompt longer than the "
                    "context overwritten in place), none rejected, 26 of 41 named (63%). Then "
                    "mended: leftover gradients before the first step, a float required, a "
-                   "prompt longer than the context, seven more named mistakes"))
+                   "prompt longer than the context, seven more named mistakes"),
+         ("set_k", "written blind on 2026-12-02 after set I's and J's mends (151 wrong, 60 "
+                   "correct); first scored at 0fca7f3: 1 accepted (a GPT block whose causal "
+                   "mask is cut from a notebook's block_size = 8 triangle: the block's cases "
+                   "were 5 and 7 long), none rejected, 131 of 150 named (87%), slowest check "
+                   "1.87 s; a reader judged 123 right (82% of the caught), 26 vague, 1 misnamed "
+                   "(a shifted slice of a larger triangle, named as tril(1)), none by an "
+                   "error's words alone. Then mended: a block case of 70 positions and a "
+                   "sentence for a mask of fixed size; the one-step-ahead sentence names both "
+                   "forms"))
 
 
 def main():

@@ -187,6 +187,42 @@ INFLUENCE_WRONG = {
     influence_no_abs: "signed_change",
 }
 
+# ------------------------------------------------------------------ encoder_layer_forward
+
+
+def encoder_ok_named(layer, x, mask):
+    def attend(normed):
+        return layer.self_attn(normed, normed, normed, mask)
+    return layer.sublayer[1](layer.sublayer[0](x, attend), layer.feed_forward)
+
+
+def encoder_ok_spelled_out(layer, x, mask):
+    first, second = layer.sublayer
+    h = first.norm(x)
+    x = x + first.dropout(layer.self_attn(h, h, h, mask))
+    return x + second.dropout(layer.feed_forward(second.norm(x)))
+
+
+def encoder_no_mask(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t))
+    return layer.sublayer[1](x, layer.feed_forward)
+
+
+def encoder_outer_x(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(x, x, x, mask))
+    return layer.sublayer[1](x, layer.feed_forward)
+
+
+def encoder_same_connection(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, mask))
+    return layer.sublayer[0](x, layer.feed_forward)
+
+
+def encoder_extra_residual(layer, x, mask):
+    x = x + layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, mask))
+    return x + layer.sublayer[1](x, layer.feed_forward)
+
+
 # --------------------------------------------------------- translator_forward (capstone)
 
 
@@ -254,11 +290,18 @@ CORRECT = {
     "target_mask": [target_ok_by_hand, target_ok_logical_and],
     "position_influence": [influence_ok_stacked],
     "translator_forward": [translator_ok_by_hand, translator_ok_encode_helper],
+    "encoder_layer_forward": [encoder_ok_named, encoder_ok_spelled_out],
 }
 WRONG = {
     "decoder_layer_forward": DECODER_WRONG,
     "target_mask": TARGET_WRONG,
     "position_influence": INFLUENCE_WRONG,
+    "encoder_layer_forward": {
+        encoder_no_mask: "mask_ignored",
+        encoder_outer_x: "outer_x_in_lambda",
+        encoder_same_connection: "one_connection_twice",
+        encoder_extra_residual: "residual_added_twice",
+    },
     "translator_forward": {
         translator_no_encoder_norm: "encoder_norm_skipped",
         translator_shared_embedding: "target_read_by_source_embedding",

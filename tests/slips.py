@@ -1371,7 +1371,7 @@ SECOND_ROUND = {
         block_norms_swapped: None,
         block_ff_on_raw_x: None,
         block_gelu: "gelu_not_relu",
-        block_mask_size_fixed: None,
+        block_mask_size_fixed: "mask_of_fixed_size",
         block_with_dropout: "randomness_on",
     },
     "gpt_model": {
@@ -2249,4 +2249,46 @@ SLIPS.update({"translator_forward": {
     translate_same_layer: "first_layer_repeated",
     translate_no_final_norm: "decoder_norm_skipped",
     translate_log_softmax: None,
+}})
+
+
+# --------------------------------------------------------- encoder_layer_forward (05)
+
+
+def enc_attention_only(layer, x, mask):
+    return layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, mask))
+
+
+def enc_ff_then_attention(layer, x, mask):
+    x = layer.sublayer[0](x, layer.feed_forward)
+    return layer.sublayer[1](x, lambda t: layer.self_attn(t, t, t, mask))
+
+
+def enc_query_normalised_only(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, x, x, mask))
+    return layer.sublayer[1](x, layer.feed_forward)
+
+
+def enc_no_connections(layer, x, mask):
+    x = layer.self_attn(x, x, x, mask)
+    return layer.feed_forward(x)
+
+
+def enc_mask_none_passed(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, None))
+    return layer.sublayer[1](x, layer.feed_forward)
+
+
+def enc_norm_twice(layer, x, mask):
+    x = layer.sublayer[0](x, lambda t: layer.self_attn(t, t, t, mask))
+    return layer.sublayer[0](x, layer.feed_forward)
+
+
+SLIPS.update({"encoder_layer_forward": {
+    enc_attention_only: "feed_forward_missing",
+    enc_ff_then_attention: "feed_forward_first",
+    enc_query_normalised_only: "keys_not_normalised",
+    enc_no_connections: None,
+    enc_mask_none_passed: "mask_ignored",
+    enc_norm_twice: "one_connection_twice",
 }})

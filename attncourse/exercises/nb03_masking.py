@@ -47,9 +47,11 @@ CAUSAL_MASK = Exercise(
         Mistake("integer_mask", "the pattern is right but the dtype is an integer; return a "
                 "bool tensor (add dtype=torch.bool or .bool()).",
                 lambda n: torch.ones(n, n, dtype=torch.int).tril()),
-        Mistake("one_step_ahead", "tril(1) keeps one diagonal above the main one, so each "
-                "position also sees the next one: one step into the future. The main diagonal "
-                "is tril's default, diagonal=0.",
+        Mistake("one_step_ahead", "each position also sees the next one, one step into the "
+                "future: the triangle reaches one diagonal above the main one — tril(1) does "
+                "that, and so does a slice that shifts a larger triangle, such as [1:, :-1]. "
+                "Build it at its own size, torch.ones(size, size).tril(), with tril's default "
+                "diagonal=0.",
                 lambda n: torch.ones(n, n, dtype=torch.bool).tril(1)),
         Mistake("vector_not_square", "torch.ones(size) is a vector; the mask is a square, one "
                 "row per query and one column per key: torch.ones(size, size, dtype=torch.bool).",

@@ -18,6 +18,7 @@ from attncourse.exercises.modules import module_function_case
 from attncourse.layers import (
     DecoderLayer,
     EncoderDecoder,
+    EncoderLayer,
     FeedForward,
     make_model,
     position_influence,
@@ -26,6 +27,104 @@ from attncourse.masks import causal_mask, padding_mask, target_mask
 from attncourse.multihead import MultiHeadAttention
 
 NOTEBOOK = find("05")
+
+# ------------------------------------------------------- the encoder layer's forward
+
+
+def small_encoder_layer(d_model=8, heads=2, seed=0):
+    """A seeded :class:`EncoderLayer` without dropout, its two layer norms moved apart."""
+    with torch.random.fork_rng():
+        torch.manual_seed(seed)
+        layer = EncoderLayer(d_model, MultiHeadAttention(d_model, heads),
+                             FeedForward(d_model, 2 * d_model, dropout=0.0), dropout=0.0)
+        for sublayer in layer.sublayer:
+            torch.nn.init.normal_(sublayer.norm.weight, 1.0, 0.5)
+            torch.nn.init.normal_(sublayer.norm.bias, 0.0, 0.5)
+    return layer.eval()
+
+
+def _encoder_cases():
+    src = torch.tensor([[4, 5, 6, 0, 0], [4, 5, 6, 7, 8]])  # the first padded
+    return [
+        Case("batch of 2 sentences of 5, the first padded",
+             (small_encoder_layer(seed=11), seeded_randn(2, 5, 8, seed=12),
+              padding_mask(src, 0))),
+        Case("one sentence of 3, nothing padded",
+             (small_encoder_layer(seed=13), seeded_randn(1, 3, 8, seed=14),
+              torch.ones(1, 1, 3, dtype=torch.bool))),
+        Case("a batch of 3 sentences of 4, padding on the left",
+             (small_encoder_layer(seed=15), seeded_randn(3, 4, 8, seed=16) * 2,
+              padding_mask(torch.tensor([[0, 3, 4, 5], [0, 0, 6, 7], [3, 4, 5, 6]]), 0))),
+    ]
+
+
+def _encoder_with(attn=lambda layer, x, h, mask: layer.self_attn(h, h, h, mask),
+                  connections=(0, 1), order="attention first", feed_forward=True):
+    """:meth:`EncoderLayer.forward` with one step changed: what attention reads (``h`` is the
+    normalised x the connection hands over, ``x`` the one outside it), which connections
+    wrap the sublayers, their order, the feed-forward left out."""
+    def encoder_layer_forward(layer, x, mask):
+        first, second = (layer.sublayer[i] for i in connections)
+        if order == "feed-forward first":
+            x = first(x, layer.feed_forward)
+            return second(x, lambda h: attn(layer, x, h, mask))
+        x = first(x, lambda h: attn(layer, x, h, mask))
+        return second(x, layer.feed_forward) if feed_forward else x
+    return encoder_layer_forward
+
+
+def _residuals_twice(layer, x, mask):
+    x = x + layer.sublayer[0](x, lambda h: layer.self_attn(h, h, h, mask))
+    return x + layer.sublayer[1](x, layer.feed_forward)
+
+
+ENCODER_LAYER_FORWARD = Exercise(
+    id="encoder_layer_forward",
+    title="Wire the encoder layer's two sublayers",
+    notebook=NOTEBOOK,
+    signature="encoder_layer_forward(layer, x (batch, src_len, d_model), mask) "
+              "-> (batch, src_len, d_model)",
+    reference=EncoderLayer.forward,
+    solution=solutions.encoder_layer_forward,
+    learner_name="encoder_layer_forward",
+    make_cases=_encoder_cases,
+    hints=[
+        "Two sublayers in turn, each through its own connection: self-attention over the source "
+        "(every word may look at every real word: the mask hides the padding), then the "
+        "feed-forward network.",
+        "layer.sublayer[i](x, fn) applies the layer norm, calls fn on the normalised x and adds "
+        "the residual; fn takes one argument, so wrap the attention call in a lambda with "
+        "queries, keys and values all from that argument; layer.feed_forward can go as it is.",
+        "Let the lambda use its own argument, the normalised x, not the outer x; pass the mask; "
+        "use sublayer[0] for attention and sublayer[1] for the feed-forward; and do not add the "
+        "residual yourself — the connection already returns x + fn(norm(x)).",
+    ],
+    mistakes=[
+        Mistake("mask_ignored", "self-attention runs without the mask, so words attend to the "
+                "padding: layer.self_attn(h, h, h, mask).",
+                _encoder_with(attn=lambda layer, x, h, mask: layer.self_attn(h, h, h))),
+        Mistake("outer_x_in_lambda", "attention reads the x from outside the lambda, not the "
+                "normalised one the connection hands it: lambda h: layer.self_attn(h, h, h, "
+                "mask), all three from h.",
+                _encoder_with(attn=lambda layer, x, h, mask: layer.self_attn(x, x, x, mask))),
+        Mistake("keys_not_normalised", "only the queries come from the normalised x; keys and "
+                "values from the outer x. In self-attention all three are the one normalised "
+                "x: layer.self_attn(h, h, h, mask).",
+                _encoder_with(attn=lambda layer, x, h, mask: layer.self_attn(h, x, x, mask))),
+        Mistake("one_connection_twice", "both sublayers go through layer.sublayer[0], so "
+                "sublayer[1]'s layer norm is never used: attention through sublayer[0], the "
+                "feed-forward through sublayer[1].", _encoder_with(connections=(0, 0))),
+        Mistake("feed_forward_first", "the feed-forward runs before self-attention: attention "
+                "first (sublayer[0]), then the feed-forward (sublayer[1]).",
+                _encoder_with(order="feed-forward first")),
+        Mistake("feed_forward_missing", "the feed-forward sublayer is missing: after "
+                "attention, return layer.sublayer[1](x, layer.feed_forward).",
+                _encoder_with(feed_forward=False)),
+        Mistake("residual_added_twice", "the residual is added twice: layer.sublayer[i] "
+                "already returns x + fn(norm(x)), so x = layer.sublayer[0](x, ...), not "
+                "x + layer.sublayer[0](x, ...).", _residuals_twice),
+    ],
+)
 
 # ------------------------------------------------------- the decoder layer's forward
 
@@ -501,7 +600,7 @@ POSITION_INFLUENCE = Exercise(
 )
 
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [DECODER_LAYER_FORWARD, TARGET_MASK, POSITION_INFLUENCE]
+EXERCISES = [ENCODER_LAYER_FORWARD, DECODER_LAYER_FORWARD, TARGET_MASK, POSITION_INFLUENCE]
 
 # ------------------------------------------ capstone: the translator's forward pass
 
@@ -532,8 +631,14 @@ def _translator_cases():
                                                         target_mask(one_tgt, 0)))]
 
 
-def _translator_with(memory=lambda model, src, src_mask: model.encoder(model.src_embed(src),
-                                                                       src_mask),
+def _memory(model, src, src_mask):
+    x = model.src_embed(src)  # (batch, src_len, d_model)
+    for layer in model.encoder.layers:
+        x = solutions.encoder_layer_forward(layer, x, src_mask)
+    return model.encoder.norm(x)
+
+
+def _translator_with(memory=_memory,
                      embed=lambda model, tgt: model.tgt_embed(tgt), masks_swapped=False,
                      first_layer_only=False, final_norm=True,
                      finish=lambda model, x: model.generator(x)):
@@ -554,7 +659,7 @@ def _translator_with(memory=lambda model, src, src_mask: model.encoder(model.src
 def _encoder_layers_only(model, src, src_mask):
     x = model.src_embed(src)
     for layer in model.encoder.layers:
-        x = layer(x, src_mask)
+        x = solutions.encoder_layer_forward(layer, x, src_mask)
     return x  # the encoder's final norm skipped
 
 
@@ -567,31 +672,32 @@ TRANSLATOR_FORWARD = Exercise(
     reference=EncoderDecoder.scores,
     solution=solutions.translator_forward,
     learner_name="translator_forward",
-    uses=("decoder_layer_forward",),
+    uses=("encoder_layer_forward", "decoder_layer_forward"),
     make_cases=_translator_cases,
     varied=0,
     hints=[
         "The picture of the whole model, read left to right: the source becomes vectors and "
         "goes through the encoder once, giving the memory; the target becomes vectors and goes "
         "through every decoder layer, each reading that memory; a final norm; then scores.",
-        "model.src_embed and model.tgt_embed turn ids into vectors (with positions); "
-        "model.encoder(vectors, src_mask) runs the encoder's layers and its norm; loop over "
-        "model.decoder.layers with your decoder_layer_forward; then model.decoder.norm and "
-        "model.generator.",
+        "model.src_embed and model.tgt_embed turn ids into vectors (with positions); loop over "
+        "model.encoder.layers with your encoder_layer_forward, then model.encoder.norm; loop "
+        "over model.decoder.layers with your decoder_layer_forward; then model.decoder.norm "
+        "and model.generator.",
         "Each side has its own embedding, and each decoder layer gets the source mask for "
         "cross-attention and the target mask for self-attention, in the order your "
         "decoder_layer_forward takes them; the logits are returned as they are.",
     ],
     mistakes=[
         Mistake("encoder_norm_skipped", "the memory is the last encoder layer's output without "
-                "the encoder's final layer norm (pre-norm leaves the sum unnormalised): "
-                "model.encoder(...) runs the layers and the norm.",
+                "the encoder's final layer norm (pre-norm leaves the sum unnormalised): finish "
+                "the encoder with model.encoder.norm.",
                 _translator_with(memory=_encoder_layers_only)),
         Mistake("encoder_skipped", "the decoder reads the embedded source as its memory, not "
-                "the encoder's output: memory = model.encoder(model.src_embed(src), src_mask).",
+                "the encoder's output: the embedded source through every encoder layer, then "
+                "model.encoder.norm.",
                 _translator_with(memory=lambda model, src, src_mask: model.src_embed(src))),
         Mistake("source_padding_ignored", "the encoder runs without src_mask, so source words "
-                "attend to the padding: model.encoder(model.src_embed(src), src_mask).",
+                "attend to the padding: give each encoder layer src_mask.",
                 _translator_with(memory=lambda model, src, src_mask: model.encoder(
                     model.src_embed(src), None))),
         Mistake("target_read_by_source_embedding", "the target's ids are embedded with "

@@ -423,6 +423,9 @@ def _block_cases():
         module_case("d_model 12, 3 heads, d_ff 20; batch 1, seq 7", reference,
                     {"d_model": 12, "num_heads": 3, "d_ff": 20},
                     (seeded_randn(1, 7, 12, seed=202) * 2,), seed=203),
+        module_case("d_model 8, 2 heads, d_ff 16; batch 1, seq 70: longer than the notebook's "
+                    "windows of 64", reference, {"d_model": 8, "num_heads": 2, "d_ff": 16},
+                    (seeded_randn(1, 70, 8, seed=204),), seed=205),
     ]
 
 
@@ -503,6 +506,12 @@ GPT_BLOCK = Exercise(
         Mistake("gelu_not_relu", "the feed-forward uses GELU; this block's is ReLU, "
                 "nn.ReLU() between the two linear layers.",
                 _block_with(activation=torch.nn.functional.gelu)),
+        Mistake("mask_of_fixed_size", "the causal mask has a fixed size — a triangle built "
+                "once, or from a notebook variable such as block_size — so a longer sequence "
+                "does not fit it: build it from the input, torch.ones(seq, seq).tril() with "
+                "seq = x.size(1).",
+                raises=r"\(70\) must match the size of tensor b \(\d+\)|"
+                       r"\(\d+\) must match the size of tensor b \(70\)"),
         Mistake("parameters_do_not_fit", "the check gives your block the reference's weights "
                 "by name: norm_1, attn (W_Q, W_K, W_V, W_O), norm_2 and feed_forward as "
                 "nn.Sequential(Linear, ReLU, Linear) — so its layers are feed_forward.0 and "

@@ -129,6 +129,15 @@ class MultiHeadAttention(nn.Module):
 # ---------------------------------------------------------------- 05 the decoder layer
 
 
+def encoder_layer_forward(layer, x, mask):
+    """Self-attention over x (mask hides the padding), then feed-forward; each through its
+    layer.sublayer[i]."""
+    # 1. self-attention: every source position looks at every real source position
+    x = layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, mask))
+    # 2. position-wise feed-forward
+    return layer.sublayer[1](x, layer.feed_forward)  # (batch, src_len, d_model)
+
+
 def decoder_layer_forward(layer, x, memory, src_mask, tgt_mask):
     """Masked self-attention (tgt_mask), then cross-attention (queries from x, keys and values
     from memory, src_mask), then feed-forward; each through its layer.sublayer[i]."""
@@ -141,11 +150,15 @@ def decoder_layer_forward(layer, x, memory, src_mask, tgt_mask):
 
 
 def translator_forward(model, src, tgt, src_mask, tgt_mask):
-    """The translator's logits (batch, tgt_len, tgt_vocab): model.encoder reads
-    model.src_embed(src) under src_mask (its memory); model.tgt_embed(tgt) goes through each
-    of model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
+    """The translator's logits (batch, tgt_len, tgt_vocab): model.src_embed(src) goes through
+    each of model.encoder.layers with your encoder_layer_forward (src_mask), then
+    model.encoder.norm — the memory; model.tgt_embed(tgt) goes through each of
+    model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
     model.generator."""
-    memory = model.encoder(model.src_embed(src), src_mask)  # (batch, src_len, d_model)
+    memory = model.src_embed(src)  # (batch, src_len, d_model)
+    for layer in model.encoder.layers:
+        memory = encoder_layer_forward(layer, memory, src_mask)
+    memory = model.encoder.norm(memory)  # the memory the decoder reads
     x = model.tgt_embed(tgt)  # (batch, tgt_len, d_model)
     for layer in model.decoder.layers:
         x = decoder_layer_forward(layer, x, memory, src_mask, tgt_mask)

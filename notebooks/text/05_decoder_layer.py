@@ -240,6 +240,22 @@ viz.heatmap_row([encoder_weights[0, head] for head in range(num_heads)],
                 vmax=0.4, size=2.6, colorbar_label="attention weight");
 
 # %% [markdown]
+# **Exercise `encoder_layer_forward`.** Write the encoder layer's forward pass as a function of
+# the layer: `layer.sublayer[0]` around self-attention (queries, keys and values all from the
+# normalised x it hands you, under `mask`), then `layer.sublayer[1]` around `layer.feed_forward`.
+# Section 2's connection does the norm and the residual for you.
+
+# %% attncourse={"exercise": "encoder_layer_forward"} tags=["exercise"]
+def encoder_layer_forward(layer, x, mask):
+    """Self-attention over x (mask hides the padding), then feed-forward; each through its
+    layer.sublayer[i]."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("encoder_layer_forward", encoder_layer_forward)
+
+# %% [markdown]
 # ## 6 · The decoder layer, sublayer by sublayer
 #
 # The decoder layer has **three** sublayers, run in this order — the Annotated Transformer's
@@ -451,22 +467,25 @@ print("logits:", tuple(logits.shape), "(batch, tgt_len, English vocabulary)")
 
 # %% [markdown]
 # **Exercise `translator_forward`** — the capstone: the whole translator's forward pass, written
-# as a function of the model from its parts and **your** `decoder_layer_forward`. The source goes
-# through `model.src_embed` (word vectors and positions) and `model.encoder` (its layers under
-# `src_mask`, then its norm), giving the memory; the target goes through `model.tgt_embed`, then
-# through each of `model.decoder.layers` with your `decoder_layer_forward`; then
-# `model.decoder.norm` and `model.generator`. The check compares your logits and the gradient of
-# every weight with the course's. First, whose decoder layer it calls: yours, once it has
-# passed its check in this kernel, else the course's (`ac.mine` says which).
+# as a function of the model from its parts and **your** two layers. The source goes through
+# `model.src_embed` (word vectors and positions), then each of `model.encoder.layers` with your
+# `encoder_layer_forward` (under `src_mask`), then `model.encoder.norm`: the memory. The target
+# goes through `model.tgt_embed`, then each of `model.decoder.layers` with your
+# `decoder_layer_forward`; then `model.decoder.norm` and `model.generator`. The check compares
+# your logits and the gradient of every weight with the course's. First, whose layers it calls:
+# yours, once they have passed their checks in this kernel, else the course's (`ac.mine` says
+# which).
 
 # %%
+encoder_layer_forward = ac.mine("encoder_layer_forward")
 decoder_layer_forward = ac.mine("decoder_layer_forward")
 
 # %% attncourse={"exercise": "translator_forward"} tags=["exercise"]
 def translator_forward(model, src, tgt, src_mask, tgt_mask):
-    """The translator's logits (batch, tgt_len, tgt_vocab): model.encoder reads
-    model.src_embed(src) under src_mask (its memory); model.tgt_embed(tgt) goes through each
-    of model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
+    """The translator's logits (batch, tgt_len, tgt_vocab): model.src_embed(src) goes through
+    each of model.encoder.layers with your encoder_layer_forward (src_mask), then
+    model.encoder.norm — the memory; model.tgt_embed(tgt) goes through each of
+    model.decoder.layers with your decoder_layer_forward, then model.decoder.norm, then
     model.generator."""
     raise NotImplementedError  # replace this line with your code
 
@@ -476,7 +495,7 @@ check("translator_forward", translator_forward)
 
 # %% [markdown]
 # Once it passes, the translator trained below runs **your** forward pass (and, through it, your
-# decoder layer): `ac.mine` hands back your function, or the course's until yours passes.
+# two layers): `ac.mine` hands back your function, or the course's until yours passes.
 
 # %%
 model.forward_pass = ac.mine("translator_forward")

@@ -126,7 +126,7 @@ ANSWERS = [
      "slip": "The block's weights are taken relative to the block's own max, not the new running max.",
      "differs_on": "torch.tensor([[4.0]]), torch.tensor([[2.0]]), torch.tensor([[1.0, 2.0]]), torch.tensor([[1.0, 0.5]]), torch.tensor([[1.0, 0.0], [0.0, 1.0]])"},
     {"exercise": "online_softmax_update", "fn": k_online_max_without_keepdim, "correct": False, "kind": "broadcast",
-     "slip": "max(dim=-1) drops the axis, so several queries' maxima broadcast into a (q_len, q_len) state.",
+     "slip": "max(dim=-1) drops the axis: the maxima of several queries broadcast against the wrong axis; only a single query works.",
      "differs_on": "torch.full((3, 1), -math.inf), torch.zeros(3, 1), torch.zeros(3, 2), torch.randn(3, 4), torch.randn(4, 2)"},
     {"exercise": "online_softmax_update", "fn": k_online_ratio_of_exponentials, "correct": False, "kind": "numerics",
      "slip": "exp(m_old) / exp(m_new) overflows to inf / inf for large scores.",
