@@ -176,7 +176,15 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "(a shifted slice of a larger triangle, named as tril(1)), none by an "
                    "error's words alone. Then mended: a block case of 70 positions and a "
                    "sentence for a mask of fixed size; the one-step-ahead sentence names both "
-                   "forms"))
+                   "forms"),
+         ("set_l", "written blind on 2026-12-02 for notebook 05's capstone exercises "
+                   "encoder_layer_forward and translator_forward (25 wrong, 6 correct); first "
+                   "scored at 10cc3ca: 3 accepted (a residual added with x.data, a mask "
+                   "squeezed wrong for a batch of one, a view that fails on a non-contiguous "
+                   "x: the encoder layer's cases compared no gradients, had no padded batch of "
+                   "one and no transposed x), none rejected, 17 of 22 named (77%). Then "
+                   "mended: those cases, and post-norm, a missing residual, norms without "
+                   "their weights, a log-softmax and a norm after every layer named"))
 
 
 def main():

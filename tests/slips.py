@@ -2248,7 +2248,7 @@ SLIPS.update({"translator_forward": {
     translate_word_table_only: "target_positions_missing",
     translate_same_layer: "first_layer_repeated",
     translate_no_final_norm: "decoder_norm_skipped",
-    translate_log_softmax: None,
+    translate_log_softmax: "log_probabilities_returned",
 }})
 
 

@@ -11,7 +11,7 @@ from blind import CONTRACT
 from attncourse.exercises import Status, check
 from attncourse.progress_file import NOWHERE
 
-SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h", "set_i", "set_j", "set_k")
+SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h", "set_i", "set_j", "set_k", "set_l")
 
 
 def _answers(*sets):

@@ -44,17 +44,22 @@ def small_encoder_layer(d_model=8, heads=2, seed=0):
 
 
 def _encoder_cases():
+    """Each case runs the layer forward and back (:func:`module_function_case`): the output
+    and the gradient of every weight and of x, so a residual taken off the graph shows."""
     src = torch.tensor([[4, 5, 6, 0, 0], [4, 5, 6, 7, 8]])  # the first padded
     return [
-        Case("batch of 2 sentences of 5, the first padded",
-             (small_encoder_layer(seed=11), seeded_randn(2, 5, 8, seed=12),
-              padding_mask(src, 0))),
-        Case("one sentence of 3, nothing padded",
-             (small_encoder_layer(seed=13), seeded_randn(1, 3, 8, seed=14),
-              torch.ones(1, 1, 3, dtype=torch.bool))),
-        Case("a batch of 3 sentences of 4, padding on the left",
-             (small_encoder_layer(seed=15), seeded_randn(3, 4, 8, seed=16) * 2,
-              padding_mask(torch.tensor([[0, 3, 4, 5], [0, 0, 6, 7], [3, 4, 5, 6]]), 0))),
+        module_function_case("batch of 2 sentences of 5, the first padded",
+                             small_encoder_layer(seed=11),
+                             (seeded_randn(2, 5, 8, seed=12), padding_mask(src, 0))),
+        module_function_case("one sentence of 4, its last token padding",
+                             small_encoder_layer(seed=13),
+                             (seeded_randn(1, 4, 8, seed=14),
+                              padding_mask(torch.tensor([[3, 4, 5, 0]]), 0))),
+        module_function_case("a batch of 3 sentences of 4, padding on the left, x transposed "
+                             "in memory (not contiguous)", small_encoder_layer(seed=15),
+                             (seeded_randn(3, 8, 4, seed=16).transpose(1, 2) * 2,
+                              padding_mask(torch.tensor([[0, 3, 4, 5], [0, 0, 6, 7],
+                                                         [3, 4, 5, 6]]), 0))),
     ]
 
 
@@ -71,6 +76,26 @@ def _encoder_with(attn=lambda layer, x, h, mask: layer.self_attn(h, h, h, mask),
         x = first(x, lambda h: attn(layer, x, h, mask))
         return second(x, layer.feed_forward) if feed_forward else x
     return encoder_layer_forward
+
+
+def _post_norm(layer, x, mask):
+    first, second = layer.sublayer
+    x = first.norm(x + layer.self_attn(x, x, x, mask))
+    return second.norm(x + layer.feed_forward(x))
+
+
+def _no_attention_residual(layer, x, mask):
+    h = layer.sublayer[0].norm(x)
+    x = layer.self_attn(h, h, h, mask)
+    return layer.sublayer[1](x, layer.feed_forward)
+
+
+def _norms_without_weights(layer, x, mask):
+    def norm(t):
+        return torch.nn.functional.layer_norm(t, t.shape[-1:])
+    h = norm(x)
+    x = x + layer.self_attn(h, h, h, mask)
+    return x + layer.feed_forward(norm(x))
 
 
 def _residuals_twice(layer, x, mask):
@@ -123,6 +148,16 @@ ENCODER_LAYER_FORWARD = Exercise(
         Mistake("residual_added_twice", "the residual is added twice: layer.sublayer[i] "
                 "already returns x + fn(norm(x)), so x = layer.sublayer[0](x, ...), not "
                 "x + layer.sublayer[0](x, ...).", _residuals_twice),
+        Mistake("post_norm", "the norm comes after each sum (post-norm, the 2017 paper's "
+                "order): this layer is pre-norm, x + sublayer(norm(x)) — which "
+                "layer.sublayer[i](x, fn) computes for you.", _post_norm),
+        Mistake("no_attention_residual", "attention's output replaces x instead of being "
+                "added to it: the residual connection is missing around self-attention. "
+                "layer.sublayer[0](x, fn) returns x + fn(norm(x)).", _no_attention_residual),
+        Mistake("norm_without_its_weights", "the layer norms are applied without their "
+                "learned scale and shift (F.layer_norm with no weight and bias): use each "
+                "connection's own norm, through layer.sublayer[i](x, fn).",
+                _norms_without_weights),
     ],
 )
 
@@ -656,6 +691,13 @@ def _translator_with(memory=_memory,
     return translator_forward
 
 
+def _norm_every_layer(model, src, src_mask):
+    x = model.src_embed(src)
+    for layer in model.encoder.layers:
+        x = model.encoder.norm(solutions.encoder_layer_forward(layer, x, src_mask))
+    return x
+
+
 def _encoder_layers_only(model, src, src_mask):
     x = model.src_embed(src)
     for layer in model.encoder.layers:
@@ -719,6 +761,13 @@ TRANSLATOR_FORWARD = Exercise(
         Mistake("probabilities_returned", "the scores went through a softmax: return the "
                 "logits as they are (the loss applies the softmax itself).",
                 _translator_with(finish=lambda model, x: model.generator(x).softmax(-1))),
+        Mistake("log_probabilities_returned", "the scores went through a log-softmax (the "
+                "Annotated Transformer's Generator does that, for its own loss): this "
+                "translator returns the logits as they are; the loss applies the softmax.",
+                _translator_with(finish=lambda model, x: model.generator(x).log_softmax(-1))),
+        Mistake("encoder_norm_every_layer", "the encoder's final norm runs after every "
+                "encoder layer; it runs once, after the last (each layer has its own norms "
+                "inside).", _translator_with(memory=_norm_every_layer)),
         Mistake("generator_skipped", "the result is the decoder's states (d_model wide), not "
                 "scores: finish with model.generator, one score per target word.",
                 _translator_with(finish=lambda model, x: x)),
