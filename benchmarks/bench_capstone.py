@@ -14,7 +14,7 @@ time, so the notebooks' time budgets hold. Contenders:
 And what notebook 08's section 13 trains: the learner-assembled GPT, through the learner's
 ``get_batch`` and ``train_step`` (the pasted solutions), 300 steps on the stories, beside
 ``gpt.GPT`` through the same loop, for three seeds: the validation bits per character that the
-notebook quotes and checks (below the bigram by more than one bit).
+notebook quotes and checks (below the bigram by more than half a bit).
 """
 
 import time

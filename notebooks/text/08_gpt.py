@@ -922,9 +922,10 @@ check("generate", generate)
 # (`ac.fit.learning_rate`), 300 steps of 16 windows of 64 characters, with learned positions
 # instead of rotary. Given the same weights your model computes what `gpt.GPT` with learned
 # positions does. Trained this way the course's parts reach 1.61–1.85 bits per character on
-# three seeds, and `gpt.GPT` 1.56–1.63 (`benchmarks/bench_capstone.py`, docs/benchmarks.md): a
+# three seeds, and `gpt.GPT` 1.56–1.63 (`benchmarks/bench_capstone.py`, docs/benchmarks.md);
+# with the kernels of other CPUs (`ATEN_CPU_CAPABILITY=default`) the same run ends near 2.1. A
 # learned-positions model sits on a plateau near the bigram for its first 200 steps or so, then
-# drops below it.
+# drops below it — how soon varies from machine to machine, hence the wide band checked below.
 
 # %%
 MyGPT, get_batch, train_step, generate = (ac.mine(part) for part in (
@@ -956,7 +957,8 @@ show_text(tok.decode(written[0]))
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("your model ends more than a bit per character below the bigram:", your_bpc < bigram - 1)
+print("your model ends more than half a bit per character below the bigram:",
+      your_bpc < bigram - 0.5)
 
 # %% [markdown]
 # ## 14 · The ablation ladder: what each idea buys
