@@ -70,6 +70,7 @@ from attncourse.text import (
     RIVER_SENTENCE,
     Vocab,
     hand_made_projections,
+    hand_set_head,
     river_embeddings,
     tokenize,
 )
@@ -95,7 +96,7 @@ __all__ = [
     "MASK_VALUE_POLICY",
     # words to vectors (notebook 01)
     "tokenize", "Vocab", "FEATURES", "RIVER_SENTENCE", "river_embeddings",
-    "hand_made_projections",
+    "hand_made_projections", "hand_set_head",
     # multi-head attention (notebook 04)
     "AttentionHead", "split_heads", "merge_heads", "multi_head_forward", "MultiHeadAttention",
     "load_torch_weights",

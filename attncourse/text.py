@@ -113,3 +113,19 @@ def hand_made_projections():
     for j, name in enumerate(("water", "money", "edge", "noun")):
         W_V[FEATURES.index(name), j] = 1.0
     return W_Q, W_K, W_V
+
+
+def hand_set_head(head, asks, offers, hands):
+    """Zero an ``AttentionHead`` and set it by hand: its query asks ``{feature: strength}``,
+    its key offers the named feature(s) (weight 1), its value hands over ``hands``, one each."""
+    offers = (offers,) if isinstance(offers, str) else offers
+    with torch.no_grad():
+        for p in head.parameters():
+            p.zero_()
+        for name, strength in asks.items():
+            head.query.weight[0, FEATURES.index(name)] = strength
+        for name in offers:
+            head.key.weight[0, FEATURES.index(name)] = 1.0
+        for j, name in enumerate(hands):
+            head.value.weight[j, FEATURES.index(name)] = 1.0
+    return head

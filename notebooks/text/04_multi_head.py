@@ -99,15 +99,9 @@ HEADS = {  # name: ({query feature: strength}, key feature, (value features))
     "questions": ({"question": 6.0}, "question", ("question", "function")),
 }
 river_heads = ac.MultiHeadFromHeads(d_model=8, num_heads=4, bias=False)  # 4 AttentionHeads
+for head, (asks, offers, hands) in zip(river_heads.heads, HEADS.values()):
+    ac.hand_set_head(head, asks, offers, hands)  # zeroes the head, then sets it as one_head was
 with torch.no_grad():
-    for head, (asks, offers, hands) in zip(river_heads.heads, HEADS.values()):
-        for p in head.parameters():
-            p.zero_()
-        for name, strength in asks.items():
-            head.query.weight[0, feature(name)] = strength
-        head.key.weight[0, feature(offers)] = 1.0
-        for j, name in enumerate(hands):
-            head.value.weight[j, feature(name)] = 1.0
     river_heads.W_O.weight.copy_(torch.eye(8))  # W_O = identity, so the output stays readable
 
 # %%
@@ -123,18 +117,6 @@ print("output of 'banks', water and money:", round(out[0, banks, 0].item(), 2),
 # The *water* head sends 0.82 of *banks*' attention to *river*, the *money* head 0.75 to *rich*,
 # and the output holds both readings (water 0.84, money 0.70), each fetched by a head that looks
 # mostly at one word.
-#
-# Be careful what this demonstration shows. The single head did not lose either reading: its
-# value put water and money into *separate* features, so the two arrived side by side, only
-# halved (0.49, 0.41), and a larger $W^O$ could scale them back up. Halving is not what one head
-# cannot do. Its real limit is that its output is **one convex combination** of value vectors —
-# a weighted average, weights summing to one. When two different things must arrive through the
-# *same* features (the whole value vector of *river* and the whole value vector of *rich*, say),
-# one head can hand over only their mixture: sharp on one word, it misses the other; split
-# between them, it blends the two, and no $W^O$ can pull them apart again. Two heads compute two
-# separate averages, each sharp on its own word, and $W^O$ decides where each one lands. This is
-# the paper's argument: multiple heads let a model attend *jointly to information from different
-# representation subspaces*, which one averaging head cannot.
 #
 # The grid below shows all four heads' weights; each head has its own pattern. (The *things* and
 # *questions* heads look for nothing in most tokens, so those rows are flat.)
@@ -165,6 +147,94 @@ def plot_head(head, word):
 viz.interact(plot_head, head=widgets.Dropdown(options=list(HEADS), description="head"),
              word=widgets.Dropdown(options=list(dict.fromkeys(tokens)), value="banks",
                                    description="query"))
+
+# %% [markdown]
+# Be careful what the demonstration above shows. The single head of section 1 did not lose either
+# reading: its value put water and money into *separate* features, so the two arrived side by
+# side, only halved (0.49, 0.41), and a larger $W^O$ could scale them back up. Halving is not what
+# one head cannot do. Its real limit is that its output is **one convex combination** of value
+# vectors — one weighted average, weights summing to one, of vectors that one value projection
+# made from every word alike. That limit bites when two different things must arrive through the
+# *same* features.
+#
+# **The real limit, shown.** Ask *banks* for two whole value vectors, *river*'s and *rich*'s,
+# where the value projection hands over the two features (water, money) of whichever word is
+# looked at. *river*'s value is (1.00, 0.00), *rich*'s (0.10, 0.90): both use the same two
+# features. Three attempts, each query a little sharper than above (strength 10 instead of 6):
+#
+# - **one head, sharp**: its query looks for water, so it finds *river*;
+# - **one head, split**: its query looks for water *or* money, so it finds both;
+# - **two heads**, one looking for water and one for money, each handing over (water, money).
+
+# %%
+S = 10.0  # query strength: how sharply a head picks the word it looks for
+split = ac.hand_set_head(ac.AttentionHead(hidden_size=8, attention_head_size=2, bias=False),
+                         asks={"edge": S}, offers=("water", "money"), hands=("water", "money"))
+pair = ac.MultiHeadFromHeads(d_model=8, num_heads=4, bias=False)
+ac.hand_set_head(pair.heads[0], {"edge": S}, "water", ("water", "money"))  # finds river
+ac.hand_set_head(pair.heads[1], {"edge": S}, "money", ("water", "money"))  # finds rich
+for head in pair.heads[2:]:
+    ac.hand_set_head(head, {}, (), ())  # switched off: its value hands over nothing
+with torch.no_grad():
+    pair.W_O.weight.copy_(torch.eye(8))  # head 1 lands in features 0-1, head 2 in 2-3
+
+
+def show(vector):
+    """'(0.99, 0.00)': a vector rounded to two digits."""
+    return "(" + ", ".join(f"{v:.2f}" for v in vector.tolist()) + ")"
+
+
+# %%
+# NBVAL_CHECK_OUTPUT
+river, rich = tokens.index("river"), tokens.index("rich")
+with torch.no_grad():
+    sharp_out, sharp_w = pair.heads[0](x)  # one head on its own: (1, 13, 2), (1, 13, 13)
+    split_out, split_w = split(x)  # (1, 13, 2), (1, 13, 13)
+    pair_out = pair(x)  # (1, 13, 8); features 4-7 are 0 (heads 3 and 4 are off)
+print("wanted: river's value", show(X[river, :2]), "and rich's value", show(X[rich, :2]))
+print(f"one head, sharp (weights {show(sharp_w[0, banks, [river, rich]])}):",
+      show(sharp_out[0, banks]))
+print(f"one head, split (weights {show(split_w[0, banks, [river, rich]])}):",
+      show(split_out[0, banks]))
+print("two heads, concat then W_O, features 0-3:", show(pair_out[0, banks, :4]))
+
+# %% [markdown]
+# The sharp head puts 0.98 of *banks*' weight on *river* and hands over (0.99, 0.00): *river*'s
+# value, whole, and nothing of *rich*'s. The split head puts 0.48 on each and hands over
+# (0.54, 0.44) — almost exactly $\tfrac12(1.00, 0.00) + \tfrac12(0.10, 0.90) = (0.55, 0.45)$,
+# the blend. The two heads hand over (0.99, 0.00) and (0.10, 0.87), in separate features: both
+# values, nearly whole.
+#
+# Could a clever $W^O$ unblend (0.54, 0.44)? $W^O$ is one fixed matrix, used on every input, and
+# it sees only the head's output. Give the same heads a second input in which *river* and *rich*
+# are replaced by two words that are each **half river, half rich** (each row the average of
+# the two rows):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+halfway = x.clone()  # (1, 13, 8)
+halfway[0, [river, rich]] = (X[river] + X[rich]) / 2  # two words, each half river, half rich
+with torch.no_grad():
+    split_half, _ = split(halfway)
+    pair_half = pair(halfway)
+print("one head, split: river and rich", show(split_out[0, banks]),
+      "| two halfway words", show(split_half[0, banks]))
+print("two heads:       river and rich", show(pair_out[0, banks, :4]),
+      "| two halfway words", show(pair_half[0, banks, :4]))
+print("the split head hands banks the same numbers for both inputs (to 1e-6):",
+      torch.allclose(split_out[0, banks], split_half[0, banks], atol=1e-6))
+
+# %% [markdown]
+# The split head hands *banks* (0.54, 0.44) in both cases: the same weights on the same sum of
+# values. Whatever $W^O$ does with those two numbers, it does the same for both inputs, so it
+# cannot give *river*'s and *rich*'s values in one and two halfway values in the other. The two
+# heads tell the inputs apart — (0.99, 0.00, 0.10, 0.87) against (0.48, 0.40, 0.43, 0.36),
+# the second being each halfway word's value (0.55, 0.45) with some weight left on other words.
+# A wider single head does not help: any value projection, however wide, is applied to every
+# word alike, so equal weights on two words always hand over the average of their values.
+# Two heads compute two separate averages, each sharp on its own word, and $W^O$ decides where
+# each lands. This is the paper's argument: multiple heads let a model attend *jointly to
+# information from different representation subspaces*, which one averaging head cannot.
 
 # %% [markdown]
 # ## 2 · 256 = 8 × 32: all heads in one tensor
@@ -551,9 +621,10 @@ quiz.show("04")
 
 # %% [markdown]
 # ## Summary
-# - One head gives every token one set of weights summing to 1, so it averages; $h$ heads, each
-#   with its own projections into $d_k = d_\text{model}/h$ dimensions, can each follow a different
-#   relation (water and money for *banks*).
+# - One head gives every token one set of weights summing to 1, so it hands over one average of
+#   values: split between *river* and *rich*, the same numbers as for two halfway words, which no
+#   $W^O$ can pull apart. $h$ heads, each with its own projections into
+#   $d_k = d_\text{model}/h$ dimensions, can each follow a different relation and deliver it whole.
 # - `split_heads`: `(batch, seq, d_model)` → view `(batch, seq, h, d_k)` → transpose
 #   `(batch, h, seq, d_k)`. `merge_heads` is the inverse and is the paper's Concat; $W^O$ then
 #   mixes the heads.
