@@ -98,6 +98,32 @@ def heatmap_row(matrices, titles=None, x_labels=None, y_labels=None, vmin=0.0, v
     return fig
 
 
+def images_beside_maps(images, maps, titles=None, map_title="map", columns=3, vmax=None,
+                       size=1.4, outline=0.5, colorbar_label="value"):
+    """Each image (grey) beside its map (viridis, one scale for all maps, one labelled colour
+    bar): two panels per example, ``columns`` examples to a row, so no map hides its image;
+    ``outline`` draws the image's contour at that level on its map (``None``: no contour)."""
+    images = [_to_numpy(image).squeeze() for image in images]  # each (H, W)
+    maps = [_to_numpy(heat) for heat in maps]  # each (H, W)
+    vmax = max(float(heat.max()) for heat in maps) if vmax is None else vmax
+    rows = -(-len(images) // columns)
+    fig, axes = plt.subplots(rows, 2 * columns, squeeze=False,
+                             figsize=(2 * columns * size + 0.9, rows * (size + 0.35)))
+    for ax in axes.flat:
+        ax.axis("off")
+    for k, (image, heat) in enumerate(zip(images, maps)):
+        left, right = axes[k // columns, 2 * (k % columns):2 * (k % columns) + 2]
+        left.imshow(image, cmap="gray_r")
+        left.set_title(titles[k] if titles else "", fontsize=9)
+        shown = right.imshow(heat, cmap=CMAP, vmin=0, vmax=vmax)
+        if outline is not None:
+            right.contour(image, levels=[outline], colors="white", linewidths=0.8)
+        right.set_title(map_title, fontsize=9)
+    bar = fig.colorbar(shown, ax=axes.ravel().tolist(), fraction=0.02, pad=0.02)
+    bar.set_label(colorbar_label)
+    return fig
+
+
 def interact(plot, **controls):
     """A widget wrapper: re-run ``plot(**values)`` when a control changes.
 

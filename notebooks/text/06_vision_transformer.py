@@ -509,15 +509,21 @@ print("every row sums to 1:", torch.allclose(rollout.sum(-1), torch.ones(6, 17))
 print(f"class token's row: {rollout[:, 0, 0].mean():.2f} on itself (the residual path), "
       f"{rollout[:, 0, 1:].sum(-1).mean():.2f} on the 16 patches")
 
-# %% attncourse={"alt": "Six test digits with an orange overlay of attention rollout: the class token draws mostly on the patches where the strokes are."}
-rolled = ac.class_token_maps(rollout, image_size=8)  # (6, 8, 8)
-fig, axes = plt.subplots(1, 6, figsize=(7.5, 1.6))
-for i, ax in enumerate(axes):
-    overlay(ax, examples[i], rolled[i], f"{data.test_labels[i]}", vmax=rolled.max())
-fig.suptitle("attention rollout: what the class token draws on, through both layers (one scale)",
-             fontsize=10, y=1.05);
+# %% attncourse={"alt": "Six test digits (7, 6, 3, 7, 7, 3) in two rows of three, each drawn in grey beside its attention-rollout map, a 4 \u00d7 4 grid of patches on one viridis scale from 0 to 0.11, the digit's outline in white: every patch gets some weight (about 0.02 to 0.11); the left column, empty in every digit, stays dark; most brighter patches lie on the strokes, the brightest at the lower left of the 6; the second patch of the second row and the bottom-right corner are brighter in most maps whatever the digit."}
+rolled = ac.class_token_maps(rollout, image_size=8)  # (6, 8, 8): row 0's patches, on the pixels
+fig = viz.images_beside_maps(examples, rolled, map_title="rollout",
+                             titles=[f"digit {d}" for d in data.test_labels[:6].tolist()],
+                             colorbar_label="rollout weight")
+fig.suptitle("attention rollout beside each digit: what the class token draws on through both "
+             "layers\n(white line: the digit's outline; one scale for all six maps)", fontsize=10, y=1.08);
 
 # %% [markdown]
+# Beside its digit, each map can be read patch by patch. The left column, empty in all six
+# digits, stays dark; most of the brighter patches lie on the strokes; but two places are
+# brighter in most maps whatever the digit — the second patch of the second row and the
+# bottom-right corner — fixed places like those some heads favoured in section 8. And no patch is
+# left out: after two layers of mixing, the class token draws a little on everything.
+#
 # Rollout is a rough guide, not an explanation: it ignores what the values carry and what the
 # feed-forward layers do. But it is cheap, and it shows which parts of the image reached the
 # class token at all.
