@@ -61,6 +61,12 @@ from attncourse.multihead import (
     record_attention,
     split_heads,
 )
+from attncourse.pooling import (
+    attention_pooling,
+    causal_average_weights,
+    gaussian_kernel_weights,
+    weighted_average,
+)
 from attncourse.progress_report import progress
 from attncourse.quiz import answer, ask
 from attncourse.rope import RotaryMultiHeadAttention, apply_rotary
@@ -94,6 +100,8 @@ __all__ = [
     "project_qkv", "dot_scores", "scaled_scores", "attention", "softmax",
     "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
     "MASK_VALUE_POLICY",
+    # attention before transformers: weighted averages (notebooks 00-01)
+    "weighted_average", "gaussian_kernel_weights", "attention_pooling", "causal_average_weights",
     # words to vectors (notebook 01)
     "tokenize", "Vocab", "FEATURES", "RIVER_SENTENCE", "river_embeddings",
     "hand_made_projections", "hand_set_head",

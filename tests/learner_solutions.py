@@ -71,6 +71,49 @@ SOFTMAX_WRONG = {
     softmax_in_place: "changed_input_in_place",
 }
 
+# ------------------------------------------------------- weighted average (notebook 00)
+
+
+def average_ok_einsum(weights, values):
+    return torch.einsum("...qk,...kd->...qd", weights, values)
+
+
+def average_ok_broadcast(weights, values):
+    return (weights.unsqueeze(-1) * values.unsqueeze(-3)).sum(dim=-2)
+
+
+def average_ok_divided_by_total(weights, values):
+    return torch.matmul(weights, values) / weights.sum(dim=-1, keepdim=True)
+
+
+def average_values_first(weights, values):
+    return torch.matmul(values, weights)
+
+
+def average_mean_of_values(weights, values):
+    return values.mean(dim=-2, keepdim=True).expand(*weights.shape[:-1], values.shape[-1])
+
+
+def average_mean_over_keys(weights, values):
+    return (weights[..., None] * values[..., None, :, :]).mean(dim=-2)
+
+
+def average_softmax_first(weights, values):
+    return F.softmax(weights, dim=-1) @ values
+
+
+def average_weights_T(weights, values):
+    return weights.mT @ values
+
+
+AVERAGE_WRONG = {
+    average_values_first: "values_first",
+    average_mean_of_values: "uniform_average",
+    average_mean_over_keys: "mean_not_sum",
+    average_softmax_first: "softmax_again",
+    average_weights_T: "weights_transposed",
+}
+
 # ----------------------------------------------------- scaled dot-product (notebook 02)
 
 
@@ -251,6 +294,7 @@ PADDING_WRONG = {
 
 CORRECT = {
     "softmax": [softmax_ok, softmax_ok_logsumexp],
+    "weighted_average": [average_ok_einsum, average_ok_broadcast, average_ok_divided_by_total],
     "scaled_scores": [scaled_ok],
     "scaled_dot_product": [sdp_ok_einsum, sdp_ok_sdpa],
     "causal_mask": [causal_ok_loop, causal_ok_compare],
@@ -258,6 +302,7 @@ CORRECT = {
 }
 WRONG = {
     "softmax": SOFTMAX_WRONG,
+    "weighted_average": AVERAGE_WRONG,
     "scaled_scores": {scaled_by_dk: "divide_by_dk", scaled_by_len: "sqrt_of_seq_len"},
     "scaled_dot_product": SDP_WRONG,
     "causal_mask": CAUSAL_WRONG,

@@ -53,6 +53,35 @@ def softmax_log(x):
     return F.log_softmax(x, dim=-1)
 
 
+# ------------------------------------------------------------------- weighted average
+
+
+def average_times_then_sum_last(weights, values):
+    return (weights[..., :, :, None] * values[..., None, :, :]).sum(-1)
+
+
+def average_argmax(weights, values):
+    picked = weights.argmax(dim=-1)
+    return values[picked] if values.dim() == 2 else torch.stack(
+        [v[p] for v, p in zip(values, picked)])
+
+
+def average_mm(weights, values):
+    return torch.mm(weights, values)
+
+
+def average_no_sum(weights, values):
+    return weights.unsqueeze(-1) * values
+
+
+def average_divide_by_keys(weights, values):
+    return weights @ values / values.shape[-2]
+
+
+def average_transpose_T(weights, values):
+    return weights.T @ values
+
+
 # ------------------------------------------------------------------- qkv projections
 
 
@@ -813,6 +842,14 @@ SLIPS = {
         softmax_dim_1: "dim_1",
         softmax_shift_only_on_top: "shift_on_top_only",
         softmax_log: "log_softmax",
+    },
+    "weighted_average": {
+        average_times_then_sum_last: "summed_over_features",
+        average_argmax: "largest_weight_only",
+        average_mm: "mm_2d_only",
+        average_no_sum: None,
+        average_divide_by_keys: "mean_not_sum",
+        average_transpose_T: "weights_transposed",
     },
     "qkv_projections": {
         qkv_weights_left: "weights_on_the_left",

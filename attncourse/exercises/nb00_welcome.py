@@ -1,4 +1,5 @@
-"""Notebook 00's warm-up exercise: softmax, the function at the heart of attention."""
+"""Notebook 00's warm-up exercises: softmax, the function at the heart of attention, and the
+weighted average its weights are for."""
 
 import torch
 
@@ -6,6 +7,7 @@ from attncourse.attention import softmax
 from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.pooling import weighted_average
 
 NOTEBOOK = find("00")
 
@@ -124,5 +126,97 @@ SOFTMAX = Exercise(
     ],
 )
 
+
+# ------------------------------------------------------------------ weighted average
+
+
+def _weights(*shape, seed, spread=2.0):
+    """Rows of weights that sum to one and are far from uniform: a softmax of seeded scores."""
+    return torch.softmax(seeded_randn(*shape, seed=seed) * spread, dim=-1)
+
+
+def _average_cases():
+    return [
+        Case("one query, weights [[0.7, 0.2, 0.1]] (1, 3), values (3, 2)",
+             (torch.tensor([[0.7, 0.2, 0.1]]),
+              torch.tensor([[1.0, 0.0], [0.0, 1.0], [4.0, -2.0]]))),
+        Case("2 queries × 4 keys, values of size 3",
+             (_weights(2, 4, seed=1), seeded_randn(4, 3, seed=2))),
+        Case("square: 3 queries, 3 keys, values of size 3 (weights not symmetric)",
+             (_weights(3, 3, seed=3), seeded_randn(3, 3, seed=4))),
+        Case("a batch (2, 3, 5) of weights, values (2, 5, 4)",
+             (_weights(2, 3, 5, seed=5), seeded_randn(2, 5, 4, seed=6))),
+        Case("a batch of one: weights (1, 1, 7), values (1, 7, 1)",
+             (_weights(1, 1, 7, seed=7), seeded_randn(1, 7, 1, seed=8))),
+        Case("one value a million times larger than the rest, float64",
+             (_weights(2, 3, seed=9).double(),
+              torch.tensor([[1e6, -1e6], [1e-6, 2.0], [3.0, -1e-6]], dtype=torch.float64))),
+        Case("values shared by a batch of weights: weights (2, 2, 4), values (4, 3)",
+             (_weights(2, 2, 4, seed=10), seeded_randn(4, 3, seed=11))),
+    ]
+
+
+def _one_hot_of_largest(weights):
+    return torch.zeros_like(weights).scatter(-1, weights.argmax(-1, keepdim=True), 1.0)
+
+
+WEIGHTED_AVERAGE = Exercise(
+    id="weighted_average",
+    title="The weighted average of the values",
+    notebook=NOTEBOOK,
+    signature="weighted_average(weights (..., q_len, k_len), values (..., k_len, d_v)) -> "
+              "(..., q_len, d_v)",
+    reference=weighted_average,
+    solution=solutions.weighted_average,
+    make_cases=_average_cases,
+    # the weights are given and sum to one: a variant with noise on them would no longer be
+    # weights (and dividing by their sum, also right, would then differ)
+    varied=0,
+    hints=[
+        "Each query's output is sum_j w_j v_j: every value (one row per key) times its weight, "
+        "then added up over the keys. The weights already sum to 1, so that sum is the average.",
+        "One matrix product does every query at once: the weights (…, q_len, k_len) on the left, "
+        "the values (…, k_len, d_v) on the right; their shared size k_len is what the product "
+        "adds up over. The @ operator (torch.matmul) also takes a batch axis in front.",
+        "Mind the order: with the values on the left the sizes do not chain (or, when q_len = "
+        "k_len = d_v, silently give something else). And use the weights as they are: no second "
+        "softmax, no division by the number of keys — they already sum to 1.",
+    ],
+    mistakes=[
+        Mistake("values_first", "the product is in the wrong order: values @ weights pairs each "
+                "value's features with the queries. Each output is sum_j w_j v_j: the weights "
+                "(…, q_len, k_len) on the left, the values (…, k_len, d_v) on the right.",
+                lambda w, v: v @ w),
+        Mistake("weights_transposed", "the weights are transposed, so each *key's* column is "
+                "used as a query's row. Row i of the weights is query i's shares of the keys: "
+                "use it as it is, weights on the left of the values.",
+                lambda w, v: w.transpose(-2, -1) @ v),
+        Mistake("uniform_average", "every value got the same share: this is the plain mean of "
+                "the values, which ignores the weights. Multiply each value by its weight "
+                "before adding up.",
+                lambda w, v: (torch.ones_like(w) / w.size(-1)) @ v),
+        Mistake("mean_not_sum", "the weighted values were averaged (divided by the number of "
+                "keys) instead of added up. The weights already sum to 1, so their sum is the "
+                "average: sum over the keys, do not divide again.",
+                lambda w, v: (w @ v) / w.size(-1)),
+        Mistake("softmax_again", "a softmax was applied to the weights, which are already "
+                "weights (positive, summing to 1): a second softmax flattens them towards equal "
+                "shares. Use them as given.",
+                lambda w, v: torch.softmax(w, dim=-1) @ v),
+        Mistake("largest_weight_only", "each query got only the value with the largest weight "
+                "(an argmax: a hard choice). Attention is soft: every value contributes, in "
+                "proportion to its weight.",
+                lambda w, v: _one_hot_of_largest(w) @ v),
+        Mistake("summed_over_features", "the sum runs over the values' features (the last "
+                "axis) instead of over the keys, so the result has one number per key. Add up "
+                "the weighted values over the key axis, the one weights and values share.",
+                lambda w, v: (w.unsqueeze(-1) * v.unsqueeze(-3)).sum(-1)),
+        Mistake("mm_2d_only", "torch.mm multiplies two matrices only, so a batch of weights "
+                "(batch, q_len, k_len) fails. The @ operator (torch.matmul) handles a batch "
+                "axis in front.",
+                lambda w, v: torch.mm(w, v)),
+    ],
+)
+
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [SOFTMAX]
+EXERCISES = [SOFTMAX, WEIGHTED_AVERAGE]

@@ -23,6 +23,12 @@ def softmax(x):
     return exps / exps.sum(dim=-1, keepdim=True)
 
 
+def weighted_average(weights, values):
+    """Return each query's average of the values (one row per key), weighted by its row of
+    weights (which sums to 1)."""
+    return weights @ values  # (..., q_len, k_len) @ (..., k_len, d_v) -> (..., q_len, d_v)
+
+
 # ------------------------------------------------------- 01 queries, keys, values
 
 

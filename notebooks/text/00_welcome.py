@@ -3,19 +3,22 @@
 #
 # [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/00_welcome.ipynb) — runs in your browser; the first code cell installs the course there.
 #
-# ![The course at a glance: ten notebooks, 00 to 09, from one query to a GPT and FlashAttention written in Triton](attachment:00_course_map.png)
+# ![The course map: one box per notebook, numbered from 00 in reading order, five to a row. It starts with this welcome and queries, keys and values, and covers scaled dot-product attention, masking, multi-head attention, the decoder layer, the Vision Transformer, attention at scale, a GPT, FlashAttention in Triton and induction heads](attachment:00_course_map.png)
 #
-# This course builds attention — the mechanism inside every transformer — in ten notebooks, 00 to
-# 09: from a single query, through a translator and a Vision Transformer, to a small GPT that you
-# train on your own laptop, and last FlashAttention written as a GPU kernel in Triton. Every
-# notebook runs top to bottom on a CPU in well under a minute, needs no download, and imports a
-# small, readable package, `attncourse`, whose modules read like the notebooks that introduce them.
+# This course builds attention — the mechanism inside every transformer — one notebook at a
+# time, in the order of the map above: from a single query, through a translator and a Vision
+# Transformer, to a small GPT that you train on your own laptop, FlashAttention written as a GPU
+# kernel in Triton, and what trained attention heads actually do. Every notebook runs top to
+# bottom on a CPU in well under a minute, needs no download, and imports a small, readable
+# package, `attncourse`, whose modules read like the notebooks that introduce them.
 #
 # **In this notebook you will learn**
 # - how to run a cell and where the course's code lives;
 # - how an exercise works: write a function, `check` it, ask for a `hint`, look at the `solution`;
 # - how a quiz works, and where your progress is kept;
-# - the one function every later notebook leans on: **softmax**.
+# - the one function every later notebook leans on: **softmax**;
+# - what its weights are for: a **weighted average** of values, the output of every attention
+#   layer (your second exercise).
 
 # %% attncourse={"setup": "install"}
 # Installs the course package when this kernel does not have it (Colab, a fresh
@@ -149,7 +152,56 @@ result
 # **Exercises are islands.** If you skip one, nothing breaks: the rest of the notebook uses the
 # package's reference (`ac.softmax` here), so you can always come back later.
 #
-# ## 4 · Quizzes
+# ## 4 · What the weights are for: a weighted average
+#
+# Softmax gives shares; attention spends them. Every word also carries a **value**, a vector of
+# what it hands over, and the word being processed receives the **weighted average** of the
+# values, each weighted by its share:
+#
+# $$\text{output} = \sum_j w_j\, v_j \qquad (\textstyle\sum_j w_j = 1)$$
+#
+# Give the five words of the slider two-number values — how much *water* and how much *money*
+# each one is about — and average them with the softmax weights of their scores. The result is a
+# blend: mostly water, because *river* and *water* have the highest scores. At a low temperature
+# the blend is almost pure water; at a high one it drifts towards the plain mean of the values.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+values = torch.tensor([[1.0, 0.0],   # river: water
+                       [0.0, 1.0],   # money: money
+                       [0.5, 0.5],   # bank: either
+                       [1.0, 0.0],   # water: water
+                       [0.0, 1.0]])  # loan: money   (words, 2)
+for temperature in (0.25, 1.0, 4.0):
+    w = ac.softmax(word_scores / temperature)  # (words,)
+    water, money = ac.weighted_average(w, values).tolist()  # (words,) @ (words, 2) -> (2,)
+    print(f"temperature {temperature:<4}: water {water:.2f}, money {money:.2f}")
+print("plain mean of the values:", [round(x, 2) for x in values.mean(dim=0).tolist()])
+
+# %% [markdown]
+# Water and money always add up to 1 here, because every value's two numbers do and the weights
+# sum to one: an average stays inside the range of what it averages. In matrix form, with one
+# row of weights per query, `weights` of shape `(q_len, k_len)` and `values` of shape
+# `(k_len, d_v)`, all the averages at once are one matrix product — the last step of attention
+# in notebook 02.
+#
+# **Exercise `weighted_average`.** Write `weighted_average(weights, values)`: for weights
+# `(..., q_len, k_len)`, each row summing to one, and values `(..., k_len, d_v)`, one row per key,
+# return each query's weighted average of the values, `(..., q_len, d_v)`. A batch axis may come
+# first.
+
+# %% attncourse={"exercise": "weighted_average"} tags=["exercise"]
+def weighted_average(weights, values):
+    """Return each query's average of the values (one row per key), weighted by its row of
+    weights (which sums to 1)."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("weighted_average", weighted_average)
+
+# %% [markdown]
+# ## 5 · Quizzes
 #
 # Quiz questions are small forms: choose or type an answer and press **Check** for immediate
 # feedback and an explanation. Outside Jupyter (or if widgets do not show), the same question can
@@ -163,7 +215,7 @@ quiz.show("00")
 print(answer("w00-row-sum", 0))
 
 # %% [markdown]
-# ## 5 · Your progress
+# ## 6 · Your progress
 #
 # Every `check` and quiz answer is recorded in a small file in your user data folder.
 # `ac.progress()` (or `attncourse progress` in a terminal) shows where you are.
@@ -175,7 +227,10 @@ ac.progress()
 # ## Summary
 # - Run cells with Shift+Enter; the course's code is the `attncourse` package.
 # - Softmax turns a row of scores into positive weights that sum to one; subtracting the row's
-#   maximum first keeps it from overflowing.
+#   maximum first keeps it from overflowing. Dividing the scores by a temperature makes the
+#   weights more peaked (below 1) or flatter (above 1).
+# - The weights are for a weighted average of values, $\sum_j w_j v_j$: for a whole matrix of
+#   weights, one matrix product with the weights on the left.
 # - Exercises: write the function, `check` it, `hint` for a nudge, `solution` for a solution to
 #   paste and run.
 # - Quizzes give instant feedback; `ac.progress()` shows what you have done.
