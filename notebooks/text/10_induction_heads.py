@@ -126,8 +126,12 @@ print("feed-forward layers:", sum(isinstance(m, ac.FeedForward) for m in model.m
 # %%
 history = induction.train_induction(model, steps=600, batch_size=32, halves=(8, 16), seed=0)
 phase = induction.phase_change_step(history.step_losses, level=math.log(VOCAB) / 2)
+early = sum(history.step_losses[:50]) / 50  # mean second-half loss, first 50 steps
+late = sum(history.step_losses[-50:]) / 50  # ... and last 50 steps
 print(f"trained in {history.seconds:.1f} s; the second-half loss fell below half the "
       f"uniform guess at step {phase}")
+print(f"mean second-half loss: {early:.2f} nats over the first 50 steps, {late:.2f} over the "
+      f"last 50 (uniform guess {math.log(VOCAB):.2f})")
 
 # %% [markdown]
 # The **phase change**: for a couple of hundred steps the second-half loss only drifts down
@@ -139,12 +143,11 @@ print(f"trained in {history.seconds:.1f} s; the second-half loss fell below half
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("a phase change between steps 100 and 450:", phase is not None and 100 <= phase <= 450)
-early = sum(history.step_losses[:50]) / 50
-late = sum(history.step_losses[-50:]) / 50
-print("first 50 steps near the uniform guess (within 15%):",
-      abs(early - math.log(VOCAB)) < 0.15 * math.log(VOCAB))
-print("last 50 steps below a third of it:", late < math.log(VOCAB) / 3)
+print("your phase change (the step printed above) lies between steps 100 and 450, as on every "
+      "machine:", phase is not None and 100 <= phase <= 450)
+print("your first 50 steps' loss (printed above) is within 15% of the uniform guess, and your "
+      "last 50 steps' below a third of it, as on every machine:",
+      abs(early - math.log(VOCAB)) < 0.15 * math.log(VOCAB) and late < math.log(VOCAB) / 3)
 
 # %% attncourse={"alt": "Second-half loss against training step: drifting slowly down from log 24 for about two hundred steps, then a sudden drop to below one nat, with a dashed line at the phase-change step; on a second axis the best induction score in layer 2 rises from near zero to about 0.7 at the same step."}
 fig, ax = plt.subplots(figsize=(7.5, 3.2))
@@ -179,8 +182,10 @@ print(f"first occurrence {first:.2f} nats, second occurrence {second:.2f} nats "
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("second occurrence below a fifth of the first:", second < first / 5)
-print("first occurrence no better than the uniform guess:", first > 0.95 * math.log(VOCAB))
+print("your second-occurrence loss (printed above) is below a fifth of the first-occurrence "
+      "loss, as on every machine:", second < first / 5)
+print("and the first occurrence does no better than the uniform guess (above 95% of it), as on "
+      "every machine:", first > 0.95 * math.log(VOCAB))
 
 # %% [markdown]
 # The first half is *worse* than a uniform guess. The model was never scored there, and its
@@ -229,11 +234,13 @@ print("previous-token head:", PREV, " induction head:", IND, " (layer, head), fr
 # %%
 # NBVAL_CHECK_OUTPUT
 print(f"chance: previous-token {chance[0]:.3f}, induction {chance[1]:.3f}")
-print("layer 1's best previous-token score above 0.4 (4× chance):", previous[PREV].item() > 0.4)
-print("layer 2's best induction score above 0.5 (10× chance):",
+print("your best previous-token score in layer 1 (printed above) is above 0.4, four times "
+      "chance, as on every machine:", previous[PREV].item() > 0.4)
+print("your best induction score in layer 2 is above 0.5, ten times chance, as on every machine:",
       induction_scores[IND].item() > 0.5)
-print("layer 1 has no induction head (all below 0.3):", bool((induction_scores[0] < 0.3).all()))
-print("layer 2 has no previous-token head (all below 0.2):", bool((previous[1] < 0.2).all()))
+print("layer 1's induction scores are all below 0.3 and layer 2's previous-token scores all "
+      "below 0.2 (each layer keeps to its job), as on every machine:",
+      bool((induction_scores[0] < 0.3).all() and (previous[1] < 0.2).all()))
 
 # %% [markdown]
 # Each layer learned its own job, and the scores find them wherever training put them — head 0
@@ -291,10 +298,9 @@ for layer in range(2):
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("zeroing the induction head raises the second-half loss by more than 0.5 nats:",
-      zeroed[IND].item() > 0.5)
-print("so does replacing it by its mean:", mean_ablated[IND].item() > 0.5)
-print("and zeroing the best previous-token head:", zeroed[PREV].item() > 0.5)
+print("in your table above, zeroing the induction head, mean-ablating it, and zeroing the best "
+      "previous-token head each raise the second-half loss by more than 0.5 nats, as on every "
+      "machine:", min(zeroed[IND].item(), mean_ablated[IND].item(), zeroed[PREV].item()) > 0.5)
 
 # %% [markdown]
 # **Composition.** The induction head matches the current token against "the token before
@@ -315,10 +321,10 @@ print(f"all of layer 1 ablated: induction score {induction_without_layer_1[IND]:
 
 # %%
 # NBVAL_CHECK_OUTPUT
-print("with layer 1 ablated, the induction score falls below 0.2:",
-      induction_without_layer_1[IND].item() < 0.2)
-print("and the second-half loss rises above the uniform guess:",
-      loss_without_layer_1 > math.log(VOCAB))
+print("with all of layer 1 ablated, your induction score (printed above) falls below 0.2, as "
+      "on every machine:", induction_without_layer_1[IND].item() < 0.2)
+print(f"and your second-half loss (printed above) rises above the uniform guess, "
+      f"{math.log(VOCAB):.2f} nats, as on every machine:", loss_without_layer_1 > math.log(VOCAB))
 
 # %% [markdown]
 # The induction head still *runs* — it still attends somewhere, with the same weights — but
@@ -336,9 +342,10 @@ print("and the second-half loss rises above the uniform guess:",
 with induction.ablate(model, [IND]):
     maps_ablated = induction.attention_maps(model, tokens)
     loss_ablated = induction.second_half_loss(model, tokens, targets)
-print("the induction head's map is unchanged by its own ablation:",
+print("with the induction head ablated, its map equals the intact map (to float precision):",
       torch.allclose(maps_ablated[IND[0], :, IND[1]], maps[IND[0], :, IND[1]]))
-print("the loss rose by more than 0.5 nats:", loss_ablated - base > 0.5)
+print("while the second-half loss rises by more than 0.5 nats (the table in section 4 gives "
+      "your rise), as on every machine:", loss_ablated - base > 0.5)
 
 # %% [markdown]
 # **Try it.** Pick what to ablate and watch the loss at every position, against the intact
@@ -399,13 +406,15 @@ for name, share in shares.items():
 # %%
 # NBVAL_CHECK_OUTPUT
 copied, previous_occurrence, current, _ = induction.ROLES
-print("attention: most weight on the copied token (> 0.5):", shares["attention"][copied] > 0.5)
-print("attention: almost none on the previous occurrence and the current token (< 0.1):",
-      shares["attention"][previous_occurrence] + shares["attention"][current] < 0.1)
-print("occlusion: the previous occurrence matters (> 0.15):",
-      shares["occlusion"][previous_occurrence] > 0.15)
-print("occlusion: the current token matters (> 0.15):", shares["occlusion"][current] > 0.15)
-print("gradient × input misses the previous occurrence (< half occlusion's share):",
+print("in your table above, attention puts more than 0.5 on the copied token and less than 0.1 "
+      "on the previous occurrence and the current token together, as on every machine:",
+      shares["attention"][copied] > 0.5
+      and shares["attention"][previous_occurrence] + shares["attention"][current] < 0.1)
+print("occlusion gives the previous occurrence and the current token more than 0.15 each, as on "
+      "every machine:", min(shares["occlusion"][previous_occurrence],
+                            shares["occlusion"][current]) > 0.15)
+print("gradient × input gives the previous occurrence less than half of occlusion's share, as on "
+      "every machine:",
       shares["gradient × input"][previous_occurrence] < shares["occlusion"][previous_occurrence] / 2)
 
 # %% attncourse={"alt": "Three maps over the same repeated sequence, query against key position: the induction head's attention is a thin stripe on the copied tokens; gradient times input spreads over the copied tokens and the diagonal; occlusion shows three stripes, on the copied tokens, the diagonal and the previous occurrences one position left of the copied ones."}
