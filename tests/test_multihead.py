@@ -195,6 +195,29 @@ def test_attention_head_is_call_compatible_with_the_per_head_listing():
     assert head.query.bias is not None and ac.AttentionHead(8, 4, bias=False).query.bias is None
 
 
+def test_one_head_hands_over_one_average_that_two_heads_pull_apart():
+    """Notebook 04's limit of one head: split between two words, it hands over the same numbers
+    as for two halfway words, whatever its value width; two heads tell the inputs apart."""
+    tokens, X = ac.river_embeddings()
+    river, rich, banks = (tokens.index(w) for w in ("river", "rich", "banks"))
+    halfway = X.clone()
+    halfway[[river, rich]] = (X[river] + X[rich]) / 2
+    wide = ac.hand_set_head(ac.AttentionHead(8, 8, bias=False), {"edge": 10.0},
+                            ("water", "money"), ac.FEATURES)  # the whole embedding, both keys
+    assert wide.key.weight[1:].abs().sum() == 0 and wide.value.weight.trace() == 8
+    with torch.no_grad():
+        out, probs = wide(X.unsqueeze(0))
+        torch.testing.assert_close(probs[0, banks, river], probs[0, banks, rich])
+        torch.testing.assert_close(out[0, banks], wide(halfway.unsqueeze(0))[0][0, banks])
+        pair = ac.MultiHeadFromHeads(8, 4, bias=False)
+        ac.hand_set_head(pair.heads[0], {"edge": 10.0}, "water", ("water", "money"))
+        ac.hand_set_head(pair.heads[1], {"edge": 10.0}, "money", ("water", "money"))
+        pair.W_O.weight.copy_(torch.eye(8))  # head 1 in features 0-1, head 2 in 2-3
+        got, apart = pair(X.unsqueeze(0))[0, banks, :4], pair(halfway.unsqueeze(0))[0, banks, :4]
+    torch.testing.assert_close(got, torch.tensor([1.0, 0.0, 0.1, 0.9]), atol=0.04, rtol=0)
+    assert (got - apart).abs().max() > 0.4
+
+
 def test_paper_formula_equals_the_module_without_biases():
     torch.manual_seed(6)
     mha = ac.MultiHeadAttention(16, 4, bias=False).eval()

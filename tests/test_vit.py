@@ -203,6 +203,22 @@ def test_rollout_is_a_distribution_and_reduces_to_one_layer():
     torch.testing.assert_close(two, weights[:, 1].mean(1) @ weights[:, 0].mean(1))
 
 
+def test_rollout_is_drawn_beside_each_image_on_one_scale():
+    import matplotlib
+    matplotlib.use("Agg")
+    from attncourse import viz
+
+    images = torch.rand(5, 1, 8, 8)  # (batch, 1, 8, 8), like notebook 06's digits
+    maps = class_token_maps(attention_rollout(torch.softmax(torch.randn(5, 2, 4, 17, 17), -1)),
+                            image_size=8)  # (5, 8, 8)
+    fig = viz.images_beside_maps(images, maps, titles=list("abcde"), map_title="rollout")
+    panels = [ax for ax in fig.axes if ax.images and ax.get_label() != "<colorbar>"]
+    assert len(panels) == 10 and [ax.get_title() for ax in panels[:2]] == ["a", "rollout"]
+    assert panels[1].images[0].get_clim() == (0, maps.max().item())  # one scale for all maps
+    assert panels[1].collections  # the image's outline drawn on its map
+    matplotlib.pyplot.close(fig)
+
+
 def test_without_positions_shuffling_patches_leaves_the_prediction_unchanged():
     torch.manual_seed(0)
     model = ViT().eval()
