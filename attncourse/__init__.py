@@ -9,7 +9,14 @@ the widgets and ``attncourse.flash_triton`` load only when first used.
 
 from importlib import import_module
 
-from attncourse.attention import attention, dot_scores, project_qkv, scaled_scores, softmax
+from attncourse.attention import (
+    additive_scores,
+    attention,
+    dot_scores,
+    project_qkv,
+    scaled_scores,
+    softmax,
+)
 from attncourse.efficient import (
     GroupedQueryAttention,
     KVCache,
@@ -97,7 +104,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     # attention and masks (notebooks 01-03)
-    "project_qkv", "dot_scores", "scaled_scores", "attention", "softmax",
+    "project_qkv", "dot_scores", "scaled_scores", "attention", "softmax", "additive_scores",
     "causal_mask", "padding_mask", "target_mask", "to_nn_mha_mask",
     "MASK_VALUE_POLICY",
     # attention before transformers: weighted averages (notebooks 00-01)

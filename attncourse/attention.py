@@ -111,4 +111,21 @@ def attention(query: Tensor, key: Tensor, value: Tensor, mask: Tensor | None = N
     return output, weights
 
 
-__all__ = ["project_qkv", "dot_scores", "scaled_scores", "softmax", "attention"]
+def additive_scores(query: Tensor, key: Tensor, W_q: Tensor, W_k: Tensor,
+                    w_v: Tensor) -> Tensor:
+    """Additive (Bahdanau) scores ``w_vᵀ tanh(W_q q + W_k k)`` of every query with every key.
+
+    The alternative to a dot product from before transformers (Bahdanau et al., 2015): a
+    one-hidden-layer network scores each pair, so query and key may have different sizes.
+    ``query`` is ``(..., q_len, d_q)``, ``key`` ``(..., k_len, d_k)``; ``W_q`` is
+    ``(d_q, d_hidden)``, ``W_k`` ``(d_k, d_hidden)`` and ``w_v`` ``(d_hidden,)``. It builds a
+    ``(..., q_len, k_len, d_hidden)`` tensor, where a dot product needs one matmul.
+    """
+    q = query @ W_q  # (..., q_len, d_hidden)
+    k = key @ W_k  # (..., k_len, d_hidden)
+    features = torch.tanh(q.unsqueeze(-2) + k.unsqueeze(-3))  # (..., q_len, k_len, d_hidden)
+    return features @ w_v  # (..., q_len, k_len)
+
+
+__all__ = ["project_qkv", "dot_scores", "scaled_scores", "additive_scores", "softmax",
+           "attention"]

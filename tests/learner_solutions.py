@@ -225,6 +225,83 @@ SDP_WRONG = {
     sdp_wrong_order: "outputs_swapped",
 }
 
+# ------------------------------------------------- attention with dropout (notebook 02)
+
+
+def drop_ok_einsum(query, key, value, mask=None, dropout=None):
+    scores = torch.einsum("...qd,...kd->...qk", query, key) / query.shape[-1] ** 0.5
+    if mask is not None:
+        scores = scores.masked_fill(~mask.bool(), torch.finfo(scores.dtype).min)
+    attn = torch.softmax(scores, dim=-1)
+    attn = dropout(attn) if dropout is not None else attn
+    return torch.einsum("...qk,...kv->...qv", attn, value), attn
+
+
+def drop_ok_annotated(query, key, value, mask=None, dropout=None):
+    d_k = query.size(-1)
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(d_k)
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+    p_attn = scores.softmax(dim=-1)
+    if dropout:
+        p_attn = dropout(p_attn)
+    return torch.matmul(p_attn, value), p_attn
+
+
+def _drop_scores(query, key, mask):
+    scores = query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+    return scores if mask is None else scores.masked_fill(mask == 0, -1e9)
+
+
+def drop_before_softmax(query, key, value, mask=None, dropout=None):
+    scores = _drop_scores(query, key, mask)
+    if dropout is not None:
+        scores = dropout(scores)
+    p = F.softmax(scores, dim=-1)
+    return p @ value, p
+
+
+def drop_on_output(query, key, value, mask=None, dropout=None):
+    p = F.softmax(_drop_scores(query, key, mask), dim=-1)
+    out = p @ value
+    if dropout is not None:
+        out = dropout(out)
+    return out, p
+
+
+def drop_forgotten(query, key, value, mask=None, dropout=None):
+    p = F.softmax(_drop_scores(query, key, mask), dim=-1)
+    return p @ value, p
+
+
+def drop_returns_old_weights(query, key, value, mask=None, dropout=None):
+    p = F.softmax(_drop_scores(query, key, mask), dim=-1)
+    dropped = p if dropout is None else dropout(p)
+    return dropped @ value, p
+
+
+def drop_own_module(query, key, value, mask=None, dropout=None):
+    p = F.softmax(_drop_scores(query, key, mask), dim=-1)
+    if dropout is not None:
+        p = torch.nn.Dropout(p=dropout.p)(p)
+    return p @ value, p
+
+
+def drop_no_guard(query, key, value, mask=None, dropout=None):
+    p = F.softmax(_drop_scores(query, key, mask), dim=-1)
+    p = dropout(p)
+    return p @ value, p
+
+
+DROP_WRONG = {
+    drop_before_softmax: "dropout_on_scores",
+    drop_on_output: "dropout_on_output",
+    drop_forgotten: "dropout_ignored",
+    drop_returns_old_weights: "weights_before_dropout",
+    drop_own_module: "fresh_dropout",
+    drop_no_guard: "dropout_none_called",
+}
+
 # ------------------------------------------------------------------ masks (notebook 03)
 
 
@@ -297,6 +374,7 @@ CORRECT = {
     "weighted_average": [average_ok_einsum, average_ok_broadcast, average_ok_divided_by_total],
     "scaled_scores": [scaled_ok],
     "scaled_dot_product": [sdp_ok_einsum, sdp_ok_sdpa],
+    "attention_with_dropout": [drop_ok_einsum, drop_ok_annotated],
     "causal_mask": [causal_ok_loop, causal_ok_compare],
     "padding_mask": [padding_ok],
 }
@@ -305,6 +383,7 @@ WRONG = {
     "weighted_average": AVERAGE_WRONG,
     "scaled_scores": {scaled_by_dk: "divide_by_dk", scaled_by_len: "sqrt_of_seq_len"},
     "scaled_dot_product": SDP_WRONG,
+    "attention_with_dropout": DROP_WRONG,
     "causal_mask": CAUSAL_WRONG,
     "padding_mask": PADDING_WRONG,
 }

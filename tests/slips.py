@@ -2329,3 +2329,84 @@ SLIPS.update({"encoder_layer_forward": {
     enc_mask_none_passed: "mask_ignored",
     enc_norm_twice: "one_connection_twice",
 }})
+
+
+# ------------------------------------------------------------ attention with dropout
+
+
+def _drop_weights(query, key, mask):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    return torch.softmax(scores, dim=-1)
+
+
+def drop_functional(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        attn = F.dropout(attn, p=dropout.p)
+    return attn @ value, attn
+
+
+def drop_given_as_p(query, key, value, mask=None, dropout=None):
+    attn = F.dropout(_drop_weights(query, key, mask), dropout or 0.0)
+    return attn @ value, attn
+
+
+def drop_again_before_product(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        attn = dropout(attn)
+        return torch.matmul(dropout(attn), value), dropout(attn)
+    return attn @ value, attn
+
+
+def drop_then_normalise(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        attn = dropout(attn)
+        attn = attn / attn.sum(dim=-1, keepdim=True)
+    return attn @ value, attn
+
+
+def drop_output_computed_first(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    output = attn @ value
+    if dropout is not None:
+        attn = dropout(attn)
+    return output, attn
+
+
+def drop_on_values(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        value = dropout(value)
+    return attn @ value, attn
+
+
+def drop_hand_made(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        keep = torch.rand_like(attn) > dropout.p
+        attn = attn * keep / (1 - dropout.p)
+    return attn @ value, attn
+
+
+def drop_sdpa(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    out = F.scaled_dot_product_attention(query, key, value,
+                                         attn_mask=None if mask is None else mask.bool(),
+                                         dropout_p=0.0 if dropout is None else dropout.p)
+    return out, attn
+
+
+SLIPS["attention_with_dropout"] = {
+    drop_functional: "fresh_dropout",
+    drop_given_as_p: "dropout_as_probability",
+    drop_again_before_product: "dropout_twice",
+    drop_then_normalise: "renormalised_after_dropout",
+    drop_output_computed_first: "output_before_dropout",
+    drop_on_values: None,
+    drop_hand_made: None,
+    drop_sdpa: None,
+}

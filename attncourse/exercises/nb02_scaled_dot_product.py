@@ -1,8 +1,10 @@
-"""Notebook 02's exercise: scaled dot-product attention."""
+"""Notebook 02's exercises: scaled scores, scaled dot-product attention, and attention with
+dropout on its weights."""
 
 import math
 
 import torch
+from torch import nn
 
 from attncourse.attention import attention, scaled_scores
 from attncourse.course import find
@@ -318,5 +320,175 @@ SCALED_DOT_PRODUCT = Exercise(
     ],
 )
 
+
+# ------------------------------------------------------------ attention with dropout
+
+
+class FixedDropout(nn.Module):
+    """A stand-in for ``nn.Dropout(p)`` in training mode that drops the same weights every
+    time: a generator seeded with ``seed`` picks them for each shape, and the kept ones are
+    scaled by 1/(1 − p). Real dropout draws anew on every call; this one makes a case
+    repeatable on any machine."""
+
+    def __init__(self, p, seed=0):
+        super().__init__()
+        self.p, self.seed = p, seed
+
+    def forward(self, x):
+        if not self.training:
+            return x
+        drawn = torch.rand(x.shape, generator=torch.Generator().manual_seed(self.seed))
+        return x.masked_fill(drawn < self.p, 0.0) / (1 - self.p)  # (same shape as x)
+
+    def extra_repr(self):
+        return f"p={self.p}, seed={self.seed}"
+
+
+def _seeded(fn, query, key, value, mask=None, dropout=None):
+    """``fn(query, key, value, mask, dropout)`` with PyTorch's global random numbers seeded
+    (and put back after): a dropout the function makes for itself then draws the same weights
+    in the learner's call as in a probe's."""
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(0)
+        return fn(query, key, value, mask=mask, dropout=dropout)
+
+
+def _dropout_cases():
+    pad = torch.tensor([[True, True, True, True, False], [True, True, False, False, False]])
+    return [
+        Case("3 queries, 5 keys, no dropout (dropout=None)", _qkv((), 3, 5, 4, 4, 200),
+             {"dropout": None}, through=_seeded),
+        Case("FixedDropout(p=0.1): a stand-in that drops the same weights every time",
+             _qkv((), 4, 6, 4, 6, 210), {"dropout": FixedDropout(0.1, seed=5)}, through=_seeded),
+        Case("nn.Dropout(0.1).eval(): in evaluation mode it drops nothing",
+             _qkv((2,), 3, 5, 4, 6, 220), {"dropout": nn.Dropout(0.1).eval()}, through=_seeded),
+        Case("batched (2, …), causal mask, FixedDropout(p=0.1)", _qkv((2,), 4, 4, 4, 4, 230),
+             {"mask": causal_mask(4), "dropout": FixedDropout(0.1, seed=2)}, through=_seeded),
+        Case("batch and heads (2, 3, …), padding mask, FixedDropout(p=0.1)",
+             _qkv((2, 3), 3, 5, 8, 8, 240),
+             {"mask": pad[:, None, None, :], "dropout": FixedDropout(0.1, seed=3)},
+             through=_seeded),
+        Case("mask and dropout by position (4th and 5th arguments)",
+             (*_qkv((), 5, 5, 4, 4, 250), causal_mask(5), FixedDropout(0.1, seed=4)),
+             through=_seeded),
+        Case("a 0/1 mask, dropout=None", _qkv((2,), 3, 4, 4, 4, 260),
+             {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 0, 1]]),
+              "dropout": None}, through=_seeded),
+    ]
+
+
+def _dropout_attention(scores=None, weights=None, used=None, returned=None, output=None):
+    """:func:`solutions.attention` with dropout where a slip puts it: on the ``scores`` before
+    the softmax, on the ``weights``, on the weights ``used`` for the output alone or
+    ``returned`` alone, on the ``output``. Each is ``(dropout, weights) -> weights``."""
+    def attention(q, k, v, mask=None, dropout=None):
+        s = _scores(q, k) / math.sqrt(q.size(-1))
+        if mask is not None:
+            s = s.masked_fill(mask == 0, torch.finfo(s.dtype).min)
+        if scores:
+            s = scores(dropout, s)
+        w = s.softmax(-1)
+        if weights:
+            w = weights(dropout, w)
+        out = (used(dropout, w) if used else w) @ v
+        return (output(dropout, out) if output else out), (returned(dropout, w) if returned
+                                                           else w)
+    return attention
+
+
+def _given(dropout, x):
+    return x if dropout is None else dropout(x)
+
+
+def _twice(dropout, x):
+    return _given(dropout, _given(dropout, x))
+
+
+def _fresh(dropout, x):
+    return x if dropout is None else nn.Dropout(dropout.p)(x)
+
+
+def _renormalised(dropout, x):
+    x = _given(dropout, x)
+    return x / x.sum(-1, keepdim=True)
+
+
+def _unguarded(dropout, x):
+    return dropout(x)
+
+
+ATTENTION_WITH_DROPOUT = Exercise(
+    id="attention_with_dropout",
+    title="Attention with dropout on its weights",
+    notebook=NOTEBOOK,
+    signature="attention(query, key, value, mask=None, dropout=None) -> (output, weights)",
+    reference=attention,
+    solution=solutions.attention_with_dropout,
+    make_cases=_dropout_cases,
+    behaviour=edge_cases(_beyond_the_cases, attention, ("output", "weights"), finite_only=1,
+                         nonfinite=NO_KEY, known=[FILL_OVERFLOWS_HALF]),
+    output_names=("output", "weights"),
+    hints=[
+        "Attention dropout acts on the attention weights: once the softmax has made them, a "
+        "dropout zeroes some of them and scales the rest by 1/(1 − p); the output is made from "
+        "those weights, and they are the weights you return. The caller hands you the dropout, "
+        "or None for none.",
+        "Start from your answer to scaled_dot_product and add a fifth parameter, dropout=None. "
+        "The line after the softmax is the place: when dropout is not None, call it like a "
+        "function on the tensor of weights, and keep what it returns under the name that the "
+        "product with value and the return statement both read.",
+        "Call the dropout you are given, once, and never make a new nn.Dropout: the caller "
+        "chose p and whether it trains (after .eval() theirs gives its input back; a new one "
+        "would still drop). Dropout before the softmax hides nothing (a zeroed score still gets "
+        "exp(0) = 1), and after it the rows need not sum to 1 — do not divide them by their "
+        "sum again.",
+    ],
+    mistakes=[
+        Mistake("dropout_on_scores", "the dropout acts on the scores before the softmax. A "
+                "zeroed score is not a dropped key — exp(0) = 1 still gives it weight — and "
+                "the softmax then undoes the 1/(1 − p) scaling. Apply dropout to the weights, "
+                "after the softmax.", _dropout_attention(scores=_given)),
+        Mistake("dropout_on_output", "the dropout acts on the output, weights @ value, so it "
+                "zeroes features of the result rather than a query's link to a key. Apply it "
+                "to the weights, before they multiply the values, and return those weights.",
+                _dropout_attention(output=_given)),
+        Mistake("dropout_ignored", "the dropout has no effect: your result is the same as "
+                "without it. Call it on the weights, weights = dropout(weights), after the "
+                "softmax and before weights @ value, whenever it is not None.",
+                _dropout_attention()),
+        Mistake("dropout_twice", "the dropout is applied twice, so the kept weights are "
+                "scaled by 1/(1 − p) twice (and a real dropout would drop twice as many). Call "
+                "it once, on the weights after the softmax.",
+                _dropout_attention(weights=_twice)),
+        Mistake("weights_before_dropout", "the output uses the dropped weights, but the weights "
+                "you return are those from before the dropout. Keep the result of dropout in "
+                "the variable you return: weights = dropout(weights), then "
+                "(weights @ value, weights).", _dropout_attention(used=_given)),
+        Mistake("output_before_dropout", "the weights you return went through the dropout, but "
+                "the output was computed before it, from the weights without dropout. Apply "
+                "dropout first, then compute weights @ value from its result.",
+                _dropout_attention(returned=_given)),
+        Mistake("fresh_dropout", "your function makes its own nn.Dropout (or calls "
+                "F.dropout) instead of calling the `dropout` it was given. That one drops other "
+                "weights at random, and it is in training mode even when the caller's model is "
+                "in eval mode. Call the argument: weights = dropout(weights).",
+                _dropout_attention(weights=_fresh)),
+        Mistake("renormalised_after_dropout", "after the dropout the weights were divided by "
+                "their row sums. Dropout's 1/(1 − p) already keeps each weight right on "
+                "average; a row of dropped weights need not sum to 1. Leave them as dropout "
+                "returns them.", _dropout_attention(weights=_renormalised)),
+        Mistake("dropout_none_called", "with dropout=None (no dropout: the default) your code "
+                "calls None. Apply the dropout only when one is given: "
+                "if dropout is not None: weights = dropout(weights).",
+                _dropout_attention(weights=_unguarded), raises=r"'NoneType' object is not "
+                r"callable"),
+        Mistake("dropout_as_probability", "`dropout` is a module to call on the weights, "
+                "dropout(weights), not a probability: it is an nn.Dropout (or None), and it "
+                "knows its own p and whether it is training.",
+                raises=r"(not supported between instances of|must be float, not|unsupported "
+                       r"operand type).*Dropout"),
+    ],
+)
+
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [SCALED_SCORES, SCALED_DOT_PRODUCT]
+EXERCISES = [SCALED_SCORES, SCALED_DOT_PRODUCT, ATTENTION_WITH_DROPOUT]

@@ -65,6 +65,29 @@ def attention(query, key, value, mask=None):
     return output, weights
 
 
+def _attention_with_dropout():
+    """The learner writes ``attention`` a second time, with a dropout; a module holds a name
+    once, so this one is made in a function (its source is the solution shown)."""
+
+    def attention(query, key, value, mask=None, dropout=None):
+        """Return (output, weights) of scaled dot-product attention; mask True/1 = may attend;
+        dropout, when given, is applied to the weights after the softmax."""
+        d_k = query.size(-1)
+        scores = query @ key.transpose(-2, -1) / math.sqrt(d_k)  # (..., q_len, k_len)
+        if mask is not None:  # hide what a query may not see, before the softmax
+            scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+        weights = scores.softmax(dim=-1)  # (..., q_len, k_len), each row sums to 1
+        if dropout is not None:  # training: some weights zeroed, the rest scaled by 1/(1 - p)
+            weights = dropout(weights)
+        output = weights @ value  # (..., q_len, d_v), from the weights after dropout
+        return output, weights
+
+    return attention
+
+
+attention_with_dropout = _attention_with_dropout()
+
+
 # ------------------------------------------------------------------------ 03 masking
 
 

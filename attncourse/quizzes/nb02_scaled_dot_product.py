@@ -83,4 +83,30 @@ QUESTIONS = [
                                           "query shares out its own attention: one softmax per "
                                           "row, dim=-1."},
     ),
+    Question(
+        id="q02-dropout-eval",
+        notebook=NOTEBOOK,
+        prompt="An attention layer applies `nn.Dropout(0.1)` to its weights. After "
+               "`model.eval()`, what does that dropout do to a row of weights?",
+        kind="choice",
+        options=("Nothing: it gives the row back unchanged, still summing to 1.",
+                 "It still zeroes about 10% of the weights, but always the same ones.",
+                 "It multiplies every weight by 0.9 = 1 − p, to match training on average.",
+                 "It zeroes about 10% of the weights and scales the rest by 1/0.9, as in "
+                 "training."),
+        key="3cf4bb5ba9de4d683d1e",
+        explanation="In eval mode nn.Dropout is the identity. PyTorch scales the kept weights by "
+                    "1/(1 − p) during training instead, so that each weight is right on "
+                    "average and evaluation needs no correction.",
+        mistakes={"1c92995b6f9f3572099d": "Evaluation should be repeatable, and a fixed pattern would be; but "
+                            "it would still throw away a tenth of the attention the model "
+                            "learned. In eval mode dropout drops nothing at all.",
+                  "cc2bcfe9e13cbfd27a2c": "That is the original recipe (Srivastava et al., 2014): drop without "
+                            "scaling in training, scale by 1 − p at test time. PyTorch's "
+                            "dropout is the inverted kind: it scales the kept weights by "
+                            "1/(1 − p) while training, so at evaluation it changes nothing.",
+                  "0a06ead47eae566f147d": "That is dropout in training mode. model.eval() switches every "
+                            "nn.Dropout in the model to evaluation, where it returns its input "
+                            "as it is."},
+    ),
 ]

@@ -16,7 +16,12 @@
 # - how a softmax turns each row of scores into weights, and how the weights mix the values;
 # - **why** the scores are divided by $\sqrt{d_k}$ — measured, not asserted: the variance of a dot
 #   product, and what too-large scores do to a softmax and its gradients;
-# - to write scaled scores and the whole attention function yourself (two exercises);
+# - how the additive scores of Bahdanau et al. compare with the dot product: shapes, parameters,
+#   cost;
+# - what **attention dropout** drops (single weights, after the softmax), when (in training
+#   only) and why (so that no query leans on one key);
+# - to write scaled scores, the whole attention function, and attention with dropout yourself
+#   (three exercises);
 # - that the course's `attention` agrees with PyTorch's `scaled_dot_product_attention`.
 
 # %% attncourse={"setup": "install"}
@@ -153,7 +158,57 @@ viz.interact(plot_weights,
 
 
 # %% [markdown]
-# ## 4 · Your turn: scaled scores
+# ## 4 · Before transformers: additive scores
+#
+# The dot product is not the only way to score a query against a key. The first attention for
+# translation (Bahdanau et al., 2015) scored each pair with a small network of one hidden layer:
+# project the query and the key into a hidden space of size $d_\text{hidden}$, add them, squash
+# with $\tanh$, and read one number off with a learned vector $w_v$:
+#
+# $$\mathrm{score}(q, k) = w_v^\top \tanh(W_q\, q + W_k\, k) \qquad\text{against}\qquad
+# \mathrm{score}(q, k) = \frac{q \cdot k}{\sqrt{d_k}}.$$
+#
+# The additive score has weights of its own and accepts queries and keys of different sizes;
+# the dot product has none (the projections $W_Q$, $W_K$ before it do the learning) and needs
+# $q$ and $k$ of one size. Both give one number per (query, key) pair, and the same softmax
+# turns either into weights. Vaswani et al. call the two similar in theoretical complexity and
+# chose the dot product because it is one matrix product, "much faster and more
+# space-efficient in practice"; the additive score must first build a hidden vector for
+# *every* pair. Here are both on the same 5 queries and 7 keys, with random, untrained weights
+# for the additive one (`ac.additive_scores`):
+
+# %%
+# NBVAL_CHECK_OUTPUT
+g = torch.Generator().manual_seed(59)
+d_k, d_hidden = 8, 16
+q, k = torch.randn(5, d_k, generator=g), torch.randn(7, d_k, generator=g)  # 5 queries, 7 keys
+W_q = torch.randn(d_k, d_hidden, generator=g) / math.sqrt(d_k)  # (d_k, d_hidden)
+W_k = torch.randn(d_k, d_hidden, generator=g) / math.sqrt(d_k)  # (d_k, d_hidden)
+w_v = torch.randn(d_hidden, generator=g) / math.sqrt(d_hidden)  # (d_hidden,)
+additive = ac.additive_scores(q, k, W_q, W_k, w_v)  # (5, 7), via a (5, 7, 16) tensor
+dot = ac.scaled_scores(q, k)  # (5, 7), one matmul
+print("scores  additive:", tuple(additive.shape), "  dot product:", tuple(dot.shape))
+print("weights of their own  additive:", W_q.numel() + W_k.numel() + w_v.numel(),
+      "(W_q, W_k, w_v)   dot product: 0")
+print(f"built on the way to the scores  additive: a (5, 7, {d_hidden}) tensor, "
+      f"{5 * 7 * d_hidden} numbers   dot product: nothing")
+for name, scores in (("additive", additive), ("dot     ", dot)):
+    print(f"{name} weights of query 0 (the same softmax):",
+          [round(w, 2) for w in torch.softmax(scores, dim=-1)[0].tolist()])
+
+# %% [markdown]
+# The two scores disagree on which key query 0 prefers (key 6 for the additive score, key 5
+# for the dot product) — they are different functions, and the additive one is untrained
+# here — but after the softmax each is a row of positive weights that sums to 1, and the rest
+# of attention does not care which produced it. The price of the additive score grows with
+# every pair: for 512 queries and 512 keys with $d_\text{hidden} = 64$ it builds
+# $512 \times 512 \times 64 \approx 16.8$ million numbers before the scores, where the dot
+# product goes straight from $Q$ and $K$ to the $512 \times 512$ scores. The same section of
+# the paper motivates the scale of section 2: additive attention beat the *unscaled* dot
+# product for large $d_k$, and the authors suspect the saturated softmax of section 3 —
+# dividing by $\sqrt{d_k}$ removes that handicap.
+#
+# ## 5 · Your turn: scaled scores
 #
 # **Exercise `scaled_scores`.** Write `scaled_scores(query, key)` returning $QK^\top/\sqrt{d_k}$
 # of shape `(…, q_len, k_len)`, for any number of leading batch or head dimensions.
@@ -169,7 +224,7 @@ check("scaled_scores", scaled_scores)
 
 
 # %% [markdown]
-# ## 5 · Your turn: the whole of attention
+# ## 6 · Your turn: the whole of attention
 #
 # Now put the pieces together. For each query, the weights (a softmax over the keys of the scaled
 # scores) multiply the values: output row $i$ is $\sum_j w_{ij} v_j$, a weighted average of the
@@ -190,7 +245,7 @@ def attention(query, key, value, mask=None):
 check("scaled_dot_product", attention)
 
 # %% [markdown]
-# ## 6 · Attention on the river sentence
+# ## 7 · Attention on the river sentence
 #
 # With the package's `ac.attention` (the reference), every token now receives a mixture of the
 # values. Our $W_V$ copies the features `water`, `money`, `edge`, `noun`, so we can read what
@@ -216,10 +271,91 @@ print("columns:", ac.text.V_DIMS)
 # large, and uses several attention *heads* at once (notebook 04), one of which might look for
 # water and another for money.
 #
-# ## 7 · Cross-check with PyTorch
+# ## 8 · Attention dropout
+#
+# The package's function has a fifth argument: `ac.attention(query, key, value, mask=None,
+# dropout=None)`, as in the Annotated Transformer. The dropout acts on the **attention weights,
+# after the softmax** and before they multiply the values:
+#
+# - **What is dropped.** Each weight is set to zero with probability $p$, independently of the
+#   others, and the weights that are kept are multiplied by $1/(1-p)$. For one query this means
+#   losing a few keys at random, in this step only: its output mixes the values of the keys
+#   that survive. Each weight is right *on average* — it is $w/(1-p)$ with probability $1-p$
+#   and 0 otherwise, so its mean is $w$ — but a row of dropped weights no longer sums to
+#   exactly 1, only on average.
+# - **When.** In training only. `nn.Dropout` is a module: `model.eval()` (or `.eval()` on the
+#   module itself) switches it to evaluation, where it gives its input back unchanged, so a
+#   trained model's attention is whole and repeatable. `model.train()` switches it back.
+# - **Why.** Regularisation: a query that cannot count on any one key while training learns
+#   not to lean on one key alone. The Annotated Transformer uses $p = 0.1$ here, and so do most
+#   implementations (the `dropout` of `nn.MultiheadAttention`, the `dropout_p` of PyTorch's SDPA,
+#   the attention dropout of BERT's and GPT-2's configurations).
+#
+# Here is the river sentence's attention with `nn.Dropout(0.1)`, in training mode and in eval
+# mode. Which weights go is a random draw, different on every call (and it may differ from one machine to another):
+
+# %%
+p = 0.1
+dropout = torch.nn.Dropout(p)  # a new module is in training mode
+_, plain = ac.attention(Q, K, V)  # (seq, seq), no dropout
+torch.manual_seed(0)
+_, dropped = ac.attention(Q, K, V, dropout=dropout)  # (seq, seq), one random draw
+dropout.eval()  # what model.eval() does to every dropout of a model
+_, evaluated = ac.attention(Q, K, V, dropout=dropout)  # (seq, seq)
+print(f"this draw dropped {(dropped == 0).sum().item()} of {dropped.numel()} weights; "
+      f"its rows sum to {dropped.sum(-1).min().item():.2f} … {dropped.sum(-1).max().item():.2f}")
+
+# %% attncourse={"alt": "Three heatmaps of the river sentence's attention weights side by side on one colour scale: without dropout; in training mode with p = 0.1, where a scattering of cells is dark (weights set to zero) and the others are a little brighter; and in eval mode, identical to the first."}
+viz.heatmap_row([plain, dropped, evaluated],
+                titles=["no dropout", f"training mode, p = {p}", "eval mode"],
+                x_labels=tokens, y_labels=tokens, vmax=dropped.max().item(), size=3.4,
+                colorbar_label="attention weight");
+
+# %% [markdown]
+# In the middle panel each dark cell is a key that its query could not use in this step; the
+# surviving weights are a little brighter, scaled by $1/0.9$. The right panel is the left one
+# again. The next cell checks what holds for every draw, on any machine — and, over many draws,
+# that the weights are right on average:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+kept = dropped != 0  # (seq, seq)
+print(f"training mode: every kept weight is the weight without dropout × 1/(1 − p) = "
+      f"{1 / (1 - p):.3f}:", torch.allclose(dropped[kept], plain[kept] / (1 - p)))
+print("eval mode: the weights are exactly those without dropout:", torch.equal(evaluated, plain))
+dropout.train()  # back to training mode
+torch.manual_seed(1)
+mean = torch.stack([dropout(plain) for _ in range(10_000)]).mean(0)  # (seq, seq)
+print("averaged over 10,000 draws in training mode, every weight is within 0.01 of the weight "
+      "without dropout:", (mean - plain).abs().max().item() < 0.01)
+
+# %% [markdown]
+# ## 9 · Your turn: attention with dropout
+#
+# **Exercise `attention_with_dropout`.** Write `attention(query, key, value, mask=None,
+# dropout=None)` again — start from your answer to `scaled_dot_product` — now applying
+# `dropout`, when one is given, to the weights after the softmax and before they multiply the
+# values. Return `(output, weights)` with the weights *after* dropout, as `ac.attention` does.
+# `dropout` is a module you call on a tensor; whether it is training is its own business. The
+# check hands your function stand-ins that always drop the same weights, so that every run
+# compares the same numbers.
+
+# %% attncourse={"exercise": "attention_with_dropout"} tags=["exercise"]
+def attention(query, key, value, mask=None, dropout=None):
+    """Return (output, weights) of scaled dot-product attention; mask True/1 = may attend;
+    dropout, when given, is applied to the weights after the softmax."""
+    raise NotImplementedError  # replace this line with your code
+
+
+# %%
+check("attention_with_dropout", attention)
+
+# %% [markdown]
+# ## 10 · Cross-check with PyTorch
 #
 # PyTorch ships a fast, fused `torch.nn.functional.scaled_dot_product_attention` (SDPA). It uses
-# the same convention for boolean masks (True = may attend) and returns only the output. Ours
+# the same convention for boolean masks (True = may attend), takes attention dropout as a
+# probability, `dropout_p` (leave it at 0 outside training), and returns only the output. Ours
 # must agree on any shapes — here a batch of 2 with 4 heads, $d_v \neq d_k$, and a random mask.
 
 # %%
@@ -247,6 +383,12 @@ quiz.show("02")
 # - The dot product of two random $d_k$-dimensional vectors has variance $d_k$. Dividing by
 #   $\sqrt{d_k}$ brings it back to 1, so the softmax neither saturates nor kills the gradient.
 # - Masks hide keys by setting their scores to a large negative number *before* the softmax.
+# - Additive (Bahdanau) scores, $w_v^\top\tanh(W_q q + W_k k)$, have weights of their own and
+#   build a $(q_\text{len}, k_\text{len}, d_\text{hidden})$ tensor; the dot product is one
+#   matrix product. Either way the same softmax turns the scores into weights.
+# - Attention dropout zeroes single weights after the softmax, at random and in training only,
+#   and scales the kept ones by $1/(1-p)$, so each weight is right on average (rows sum to 1
+#   only on average); after `.eval()` it changes nothing.
 # - The course's `attention(query, key, value, mask=None, dropout=None)` returns
 #   `(output, weights)` and equals PyTorch's `scaled_dot_product_attention`.
 #
@@ -255,5 +397,10 @@ quiz.show("02")
 #   and footnote 4 (the variance argument).
 # - [PyTorch: scaled_dot_product_attention](https://pytorch.org/docs/stable/generated/torch.nn.functional.scaled_dot_product_attention.html).
 # - [d2l.ai, Attention Scoring Functions](https://d2l.ai/chapter_attention-mechanisms-and-transformers/attention-scoring-functions.html).
+# - Bahdanau, Cho and Bengio, [Neural Machine Translation by Jointly Learning to Align and
+#   Translate](https://arxiv.org/abs/1409.0473) (2015): additive attention.
+# - Srivastava et al., [Dropout](https://jmlr.org/papers/v15/srivastava14a.html) (2014), and
+#   [The Annotated Transformer](https://nlp.seas.harvard.edu/annotated-transformer/)'s
+#   `attention`, with its dropout on the weights.
 #
 # Next: **03 · masking**.
