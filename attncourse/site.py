@@ -89,7 +89,7 @@ From one query to a Vision Transformer, in PyTorch: ordered notebooks that build
 with intuition first, then the formula, the code and a picture — with auto-checked exercises
 and quizzes. Every notebook runs on a laptop CPU in under a minute, with no download.
 
-![The course at a glance: the notebooks in order, from one query to a Vision Transformer](assets/00_course_map.png)
+![The course map: one box per notebook, numbered from 00 in reading order, from a single query to a GPT and beyond](assets/00_course_map.png)
 
 This website is a read-only copy: code, plots and questions as they are stored in the
 notebooks. To run the code, the exercises and the quizzes, open a notebook in Colab (the

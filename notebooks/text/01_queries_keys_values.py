@@ -12,6 +12,9 @@
 # for it.
 #
 # **In this notebook you will learn**
+# - that attention is a weighted average, through two older ideas with fixed weights:
+#   **attention pooling** (Nadaraya–Watson kernel regression) and the **averaging trick** (a
+#   lower-triangular matrix of equal weights);
 # - how words become vectors (embeddings), and what ours are made of;
 # - why each word gets three different vectors — a **query**, a **key** and a **value** — made by
 #   three matrices $W_Q, W_K, W_V$;
@@ -38,7 +41,109 @@ torch.manual_seed(0)
 viz.setup()
 
 # %% [markdown]
-# ## 1 · From words to vectors
+# ## 1 · Before transformers: attention as a weighted average
+#
+# Strip attention down and one operation is left: each query receives a **weighted average of
+# values**, with weights that are positive and sum to one (notebook 00's `weighted_average`).
+# Where the weights come from is the whole story. Two ideas older than the transformer show the
+# average with weights that nobody learns.
+#
+# **Attention pooling (Nadaraya–Watson kernel regression, 1964).** We have training points
+# $(x_i, y_i)$ and want a prediction at a new $x$. Call the new $x$ the **query**, each $x_i$ a
+# **key** and each $y_i$ its **value**, and predict the average of the values, weighted by how
+# close each key is to the query:
+#
+# $$\hat f(q) = \sum_i \alpha(q, x_i)\, y_i, \qquad
+# \alpha(q, x_i) = \mathrm{softmax}_i\!\left(-\frac{(q - x_i)^2}{2\sigma^2}\right)$$
+#
+# A Gaussian kernel of the distance, normalised by a softmax: a key near the query gets a large
+# weight, a far one almost none, and the width $\sigma$ says how near is near. Here are 40 noisy
+# samples of a curve, $2\sin x + x^{0.8}$ plus noise (as in d2l's chapter on attention):
+
+# %%
+x_train, y_train = ac.pooling.toy_regression(n=40, seed=0)  # keys (40,), values (40,)
+queries = torch.linspace(0, 5, 51)  # (51,) where we want predictions
+truth = ac.pooling.true_function(queries)  # (51,) the curve without noise
+estimate, pool_weights = ac.attention_pooling(queries, x_train, y_train, width=0.25)
+print("estimate", tuple(estimate.shape), " weights", tuple(pool_weights.shape),
+      "= (queries, keys)")
+
+# %% attncourse={"alt": "Left: the 40 noisy training points, the true curve 2 sin x + x^0.8 rising and falling over 0 to 5, and the attention-pooling estimate at width 0.25 following the curve, wandering off it only where the nearby points do (near x = 4 and at the ends). Right: the weight matrix, 51 queries by 40 keys sorted by position, bright only in a narrow band along the diagonal: each query averages the few keys next to it."}
+import matplotlib.pyplot as plt
+
+fig, (left, right) = plt.subplots(1, 2, figsize=(9, 3.2))
+left.scatter(x_train, y_train, s=12, color="#999999", label="training points (keys, values)")
+left.plot(queries, truth, color="#2a7f3f", label="true function")
+left.plot(queries, estimate, color="#c2452d", label="pooled estimate, σ = 0.25")
+left.set_xlabel("x")
+left.set_ylabel("y")
+left.legend(fontsize=7)
+viz.heatmap(pool_weights, ax=right, xlabel="key (training point, sorted by x)",
+            ylabel="query (x where we predict)", title="attention-pooling weights",
+            colorbar_label="weight");
+
+# %% [markdown]
+# Each row of the weight matrix is a small bump around its query: the prediction at $x = 2$ is
+# an average of the few training points near 2. The width decides how many: too narrow and the
+# estimate chases the noise of single points; too wide and every query averages nearly all of
+# them, and the estimate flattens towards their plain mean.
+
+# %%
+# NBVAL_CHECK_OUTPUT
+for width in (0.05, 0.25, 2.0):
+    guess, _ = ac.attention_pooling(queries, x_train, y_train, width=width)  # (51,)
+    print(f"width {width:<4}: the estimate is off the true curve by "
+          f"{(guess - truth).abs().mean().item():.2f} on average")
+noise = (y_train - ac.pooling.true_function(x_train)).abs().mean().item()
+print(f"the training points themselves are off it by {noise:.2f} on average (their noise)")
+
+# %% [markdown]
+# At a width of 0.25 the average of noisy points lies closer to the curve than the points do:
+# averaging neighbours cancels much of their noise. Nothing here is learned except perhaps
+# $\sigma$: the weights come from a fixed rule, the distance. Expand the square and the rule
+# turns out to be nearly a dot product:
+# $-\frac{(q - x_i)^2}{2\sigma^2} = \frac{q\,x_i}{\sigma^2} - \frac{x_i^2}{2\sigma^2} -
+# \frac{q^2}{2\sigma^2}$, and the last term is the same for every key, so the softmax ignores it
+# (notebook 00's quiz: adding a constant to a row of scores changes nothing). **Attention is the
+# same average with learned, data-dependent scores**: $q$ and $k$ become vectors made by learned
+# matrices, and the score is their dot product.
+#
+# **The averaging trick (Karpathy's GPT lecture).** In a sequence, the simplest way for position
+# $t$ to gather information from the positions before it is to average them: itself and its
+# past, each with weight $1/(t+1)$. Written as a matrix, that is a lower-triangular matrix of equal
+# weights, and one matrix product averages every position at once:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+T = 4
+average = ac.causal_average_weights(T)  # (T, T): tril(ones) divided by its row sums
+x = torch.tensor([[1.0, 0.0], [3.0, 2.0], [2.0, 4.0], [6.0, 2.0]])  # (T, 2), one row per position
+print(average)
+print("each position's average of itself and its past:\n", average @ x)  # (T, 2)
+
+# %% [markdown]
+# Row 2 gives positions 0, 1 and 2 a third each and position 3 nothing, so the third output is
+# $(1 + 3 + 2)/3 = 2$ and $(0 + 2 + 4)/3 = 2$. The same matrix comes out of a softmax: start from
+# scores that are all **zero** (every position equally interesting), set the future to $-\infty$
+# (a causal mask, notebook 03), and the softmax spreads the weight equally over what is left:
+
+# %%
+# NBVAL_CHECK_OUTPUT
+zeros = torch.zeros(T, T)  # (T, T) scores: no position is preferred
+may_see = ac.causal_mask(T)  # (T, T) True on and below the diagonal
+from_softmax = ac.softmax(zeros.masked_fill(~may_see, float("-inf")))  # (T, T)
+same = torch.allclose(from_softmax, average)
+print(f"a softmax of zero scores with the future masked gives the same weights as tril(ones) "
+      f"divided by its row sums: {same}")
+
+# %% [markdown]
+# Attention keeps the mask and the softmax and replaces the constant zeros by **scores computed
+# from the data**: $q_t \cdot k_j$. Then position $t$ no longer averages its past equally; it
+# takes more from the positions whose keys answer its query. That is attention: a weighted
+# average whose weights the tokens choose. The rest of this notebook builds those queries and
+# keys.
+#
+# ## 2 · From words to vectors
 #
 # A model cannot compute with strings, so the sentence is first cut into **tokens** (here: words
 # and punctuation) and each token is replaced by a vector, its **embedding**.
@@ -64,7 +169,7 @@ viz.heatmap(X, x_labels=ac.FEATURES, y_labels=tokens, xlabel="feature", ylabel="
 # On its own, the vector cannot tell which bank is meant. The information that settles it sits in
 # *other* rows — *river*, *rich*.
 #
-# ## 2 · Similarity as a dot product
+# ## 3 · Similarity as a dot product
 #
 # The simplest way to ask "how related are two words?" is the dot product of their vectors:
 # $a \cdot b = \sum_i a_i b_i$. It is large when both vectors are large in the same dimensions.
@@ -90,7 +195,7 @@ print("tokens more similar to another token than to themselves:",
 # is a noun about edges, yet it needs to find a *water* word or a *money* word to know what it
 # means. A symmetric similarity cannot express that.
 #
-# ## 3 · Three roles, three matrices
+# ## 4 · Three roles, three matrices
 #
 # The transformer gives each token three vectors, each made by multiplying the embedding with its
 # own matrix:
@@ -146,7 +251,7 @@ fig = viz.heatmap_row([Q, K], titles=["Q: what each token asks", "K: what each t
 
 
 # %% [markdown]
-# ## 4 · Scores: every query meets every key
+# ## 5 · Scores: every query meets every key
 #
 # The **score** of query $i$ against key $j$ is their dot product, $q_i \cdot k_j$. All of them at
 # once form the matrix $S = QK^\top$ of shape `(seq, seq)`: row $i$ holds what token $i$ thinks
@@ -206,7 +311,7 @@ def plot_query(word):
 viz.interact(plot_query, word=widgets.Dropdown(options=tokens, value="banks", description="query"))
 
 # %% [markdown]
-# ## 5 · What about the values?
+# ## 6 · What about the values?
 #
 # Scores say *how much* to look at each token; values say *what* is then received. The next
 # notebook turns each row of scores into weights that sum to one (a softmax, after dividing by
@@ -226,6 +331,11 @@ quiz.show("01")
 
 # %% [markdown]
 # ## Summary
+# - Attention is a weighted average of values. Attention pooling takes its weights from a
+#   Gaussian kernel of the distance between a query and each key (only its width is a choice);
+#   the averaging trick gives each position equal weights over itself and its past — a softmax of
+#   zero scores under a causal mask. Attention replaces those fixed scores by learned,
+#   data-dependent ones.
 # - Tokens become vectors (embeddings). Ours are hand-made with named dimensions; real ones are
 #   learned.
 # - Each token gets three vectors: a query $Q = XW_Q$ (what it looks for), a key $K = XW_K$ (what
@@ -238,6 +348,10 @@ quiz.show("01")
 # - Vaswani et al., [Attention Is All You Need](https://arxiv.org/abs/1706.03762), section 3.2.
 # - Jay Alammar, [The Illustrated Transformer](https://jalammar.github.io/illustrated-transformer/),
 #   the self-attention section.
-# - [d2l.ai, Queries, Keys and Values](https://d2l.ai/chapter_attention-mechanisms-and-transformers/queries-keys-values.html).
+# - [d2l.ai, Queries, Keys and Values](https://d2l.ai/chapter_attention-mechanisms-and-transformers/queries-keys-values.html)
+#   and [Attention Pooling by Similarity](https://d2l.ai/chapter_attention-mechanisms-and-transformers/attention-pooling.html),
+#   where Nadaraya–Watson regression comes from.
+# - Andrej Karpathy, [Let's build GPT: from scratch, in code, spelled out](https://www.youtube.com/watch?v=kCc8FmEb1nY),
+#   the "mathematical trick in self-attention" section: the averaging trick.
 #
 # Next: **02 · scaled dot-product attention**.
