@@ -78,6 +78,29 @@ def test_dropout_is_applied_to_weights():
     assert torch.all(w == 0)
 
 
+def test_dropout_in_eval_mode_gives_the_weights_back_and_in_training_rescales_the_kept():
+    q, k, v = rand(2, 5, 4, seed=11), rand(2, 6, 4, seed=12), rand(2, 6, 3, seed=13)
+    plain, weights = ac.attention(q, k, v)
+    dropout = torch.nn.Dropout(p=0.25)
+    torch.manual_seed(0)
+    out, dropped = ac.attention(q, k, v, dropout=dropout)
+    kept = dropped != 0
+    assert not kept.all() and kept.any()
+    torch.testing.assert_close(dropped[kept], weights[kept] / 0.75)
+    torch.testing.assert_close(out, dropped @ v)  # the output is made of the dropped weights
+    assert torch.equal(ac.attention(q, k, v, dropout=dropout.eval())[1], weights)
+
+
+def test_additive_scores_score_every_pair_with_one_hidden_layer():
+    q, k = rand(2, 3, 4, seed=20), rand(2, 5, 6, seed=21)  # d_q = 4 ≠ d_k = 6
+    W_q, W_k, w_v = rand(4, 7, seed=22), rand(6, 7, seed=23), rand(7, seed=24)
+    scores = ac.additive_scores(q, k, W_q, W_k, w_v)
+    assert scores.shape == (2, 3, 5)
+    b, i, j = 1, 2, 4
+    expected = w_v @ torch.tanh(q[b, i] @ W_q + k[b, j] @ W_k)
+    torch.testing.assert_close(scores[b, i, j], expected)
+
+
 def test_softmax_is_stable_and_matches_torch():
     x = torch.tensor([[1000.0, 1001.0, 1002.0], [-3.0, 0.0, 3.0]])
     torch.testing.assert_close(ac.softmax(x), torch.softmax(x, dim=-1))
