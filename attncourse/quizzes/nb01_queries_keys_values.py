@@ -81,4 +81,52 @@ QUESTIONS = [
         explanation="Each matrix is 8 × 4 = 32 numbers; three of them make 96.",
         mistakes={"66b9c8337a09cacf24e5": "That is one matrix; there are three: W_Q, W_K and W_V."},
     ),
+    Question(
+        id="q01-pooling-width",
+        notebook=NOTEBOOK,
+        prompt="In attention pooling (section 1), you make the kernel's width σ very large — "
+               "far larger than the spread of the training points. What does the estimate "
+               "become?",
+        kind="choice",
+        options=("Nearly flat: every query gets about the plain mean of all the training values.",
+                 "A curve through every training point.",
+                 "The value of the training point nearest to each query.",
+                 "Zero everywhere: every weight becomes tiny."),
+        key="5981b6c266a15a59851b",
+        explanation="With σ huge, -(q - x_i)²/2σ² is close to 0 for every key, so the softmax "
+                    "gives every key nearly the same weight 1/n, whatever the query: every "
+                    "prediction is the mean of the training values, and the estimate is flat.",
+        mistakes={"bb5b5c17c7cc3f07caab": "A curve that passes through (or close to) the points is the "
+                            "opposite end: a very *small* width, where each query listens only "
+                            "to the points right next to it and follows their noise. A large "
+                            "width makes every query listen to every point equally.",
+                  "8495df76a028e078ebed": "That is the limit of a very *small* width: the nearest key's "
+                            "score then beats all others by a wide margin and takes nearly all "
+                            "the weight. A large width does the opposite and shares the weight "
+                            "equally.",
+                  "a777606678cd81b73948": "Each weight does shrink, to about 1/n, but the softmax keeps their "
+                            "sum at exactly 1, so the estimate is still an average of the "
+                            "values — their plain mean — not zero."},
+    ),
+    Question(
+        id="q01-averaging-row",
+        notebook=NOTEBOOK,
+        prompt="In the averaging trick with T = 5 positions (numbered 0 to 4), what weight does "
+               "row 3 of the matrix — position 3's average — give to position 1?",
+        kind="numeric",
+        tol=0.01,
+        key="2c90e4a5e1141a22cb39",
+        explanation="Position 3 averages itself and its past, positions 0, 1, 2 and 3: four "
+                    "positions with equal weight 1/4 = 0.25 each (position 4, its future, gets "
+                    "0). Row t of tril(ones) has t + 1 ones, and dividing by the row sum makes "
+                    "each 1/(t + 1).",
+        mistakes={"d88e20e858db97b2f367": "1/5 shares the weight among all five positions, the future one "
+                              "included. The matrix is lower-triangular: position 3 sees only "
+                              "positions 0 to 3, four of them, so each gets 1/4.",
+                  "7be3149526d8092d0043": "1/3 leaves one of the four out — most often position 3 itself. "
+                               "The diagonal is part of the triangle: a position averages itself "
+                               "and its past, positions 0 to 3, so 1/4 each.",
+                  "3fd45871e49936cd7ab5": "Position 1 is in the past of position 3, so it is averaged in; only "
+                            "the future (position 4) gets weight 0."},
+    ),
 ]
