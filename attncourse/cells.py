@@ -7,9 +7,13 @@ export, the website and the notebook form all ask here.
 - the **install cell** installs the course where it is missing: ``{"setup": "install"}``;
 - a **quiz cell** shows the notebook's quiz: ``{"quiz": true}``;
 - a **solution cell** shows a solution: ``{"solution": true}`` (a site page shows it empty).
+
+One mark is nbval's, a cell tag, so that the learner reads no test marker in the code: a cell
+tagged ``nbval-check-output`` has its output compared with the stored one by the tests.
 """
 
 INSTALL_MARK = "install"
+CHECKED_OUTPUT_TAG = "nbval-check-output"
 
 
 def _marks(cell):
@@ -44,3 +48,9 @@ def is_quiz_cell(cell):
 
 def is_solution_cell(cell):
     return cell.get("cell_type") == "code" and _marks(cell).get("solution") is True
+
+
+def is_checked_output(cell):
+    """Whether the tests compare this code cell's output with the stored one (nbval's tag)."""
+    return cell.get("cell_type") == "code" and \
+        CHECKED_OUTPUT_TAG in cell.get("metadata", {}).get("tags", [])

@@ -38,6 +38,8 @@ from string import Template
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))  # this checkout's package, whatever else is installed
 
+from attncourse.cells import CHECKED_OUTPUT_TAG  # noqa: E402
+
 
 def load_script(name):
     """A module of this checkout's ``scripts/`` (they are files, not a package)."""
@@ -608,6 +610,7 @@ def notebook_cells(nb):
     ids, todo = ids_of(nb), marker(nb)
     module = f"attncourse.exercises.nb{nb.stem}"
     exercise = {"tags": ["exercise"]}
+    checked = {"tags": [CHECKED_OUTPUT_TAG]}
     return [
         ("markdown", f"""\
 # {nb.number} · {nb.title}
@@ -649,16 +652,15 @@ def scale(x, factor):
         ("code", f'check("{ids["scale"]}", scale)', {}),
         ("markdown", """\
 Whatever the check said, the notebook goes on with the package's own function (exercises
-are islands). A cell that starts `# NBVAL_CHECK_OUTPUT` has its output compared by the tests:
+are islands). A cell tagged `nbval-check-output` has its output compared by the tests:
 print only what is the same on every machine.""", {}),
         ("code", f"""\
-# NBVAL_CHECK_OUTPUT
 # {todo}: use the function of the module this notebook teaches (ac.<name>)
 from {module} import scale as reference_scale
 
 x = torch.arange(6.0).reshape(2, 3)  # (rows, columns)
 print("x:", x.tolist())
-print("scale(x, 2):", reference_scale(x, 2.0).tolist())""", {}),
+print("scale(x, 2):", reference_scale(x, 2.0).tolist())""", checked),
         ("code", """\
 viz.heatmap(reference_scale(x, 2.0), xlabel="column", ylabel="row", title="x × 2",
             colorbar_label="value");""",
@@ -676,11 +678,10 @@ def row_sums(x):
          {**exercise, "attncourse": {"exercise": ids["row_sums"]}}),
         ("code", f'check("{ids["row_sums"]}", row_sums)', {}),
         ("code", f"""\
-# NBVAL_CHECK_OUTPUT
 from {module} import row_sums as reference_row_sums
 
 print("row_sums(x):", reference_row_sums(x).tolist())
-print("shape:", tuple(x.shape), "->", tuple(reference_row_sums(x).shape))""", {}),
+print("shape:", tuple(x.shape), "->", tuple(reference_row_sums(x).shape))""", checked),
         ("markdown", """\
 **Try it.** Move the slider and watch every entry scale with it.""", {}),
         ("code", """\

@@ -18,6 +18,7 @@ import torch
 import torch.nn.functional as F
 
 from attncourse import flash_triton as fl
+from attncourse.cells import is_checked_output
 
 pytestmark = [
     pytest.mark.gpu,
@@ -131,7 +132,7 @@ def test_the_exercises_compile_and_check_on_the_gpu(exercise_id):
 
 def test_the_notebook_runs_on_the_gpu_with_its_checked_outputs(tmp_path):
     """Notebook 09 top to bottom on this GPU (kernels compiled, the race cell running): no
-    error, and every output marked NBVAL_CHECK_OUTPUT as stored."""
+    error, and every output tagged for checking (nbval-check-output) as stored."""
     import nbformat
     from nbclient import NotebookClient
 
@@ -150,7 +151,7 @@ def test_the_notebook_runs_on_the_gpu_with_its_checked_outputs(tmp_path):
         if after.cell_type != "code":
             continue
         assert not any(o.output_type == "error" for o in after.outputs), after.source[:200]
-        if after.source.startswith("# NBVAL_CHECK_OUTPUT"):
+        if is_checked_output(after):
             assert text(after) == text(before), after.source[:200]
         if "fl.race(" in after.source:
             assert "TFLOP/s" in text(after)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from attncourse import cells as cells_module
 from attncourse.exercises import get
 from attncourse.quiz import questions_for
 
@@ -82,7 +83,9 @@ def test_stored_outputs_are_clean_small_and_checked(path):
         for o in outputs:
             text = "".join(o.get("text", "")) + "".join(o.get("data", {}).get("text/plain", ""))
             assert not re.search(r"/(root|home|tmp|work)/", text), f"cell {i} prints a local path"
-        if source(cell).startswith("# NBVAL_CHECK_OUTPUT"):
+        assert "NBVAL_CHECK_OUTPUT" not in source(cell), \
+            f"cell {i}: tag the cell {cells_module.CHECKED_OUTPUT_TAG!r}, no marker in the code"
+        if cells_module.is_checked_output(cell):
             assert outputs, f"cell {i} is marked for checking but has no stored output"
             checked += 1
     assert checked >= 2, "the numbers the prose quotes must be checked outputs"

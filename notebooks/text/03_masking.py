@@ -63,8 +63,7 @@ print(labels[1])
 # Without a mask, the real words of the short sentence attend to the padding too. Padding has a
 # zero key, so its score is 0 — but $e^0 = 1$, so it still takes a share of the weight:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 Q, K, V = ac.project_qkv(X, W_Q, W_K, W_V)  # each (batch, seq, 4)
 _, w_nomask = ac.attention(Q, K, V)  # (batch, seq, seq)
 print("weight that 'it has two banks .' gives to <pad>, per real word:",
@@ -93,8 +92,7 @@ def padding_mask(tokens, pad_id):
 # %%
 check("padding_mask", padding_mask)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 mask = ac.padding_mask(tokens, vocab.pad_id)  # (batch, 1, seq)
 out, w = ac.attention(Q, K, V, mask=mask)
 print("mask shape:", tuple(mask.shape))
@@ -116,8 +114,7 @@ fig = viz.heatmap_row([w_nomask[1], w[1]], titles=["no mask", "padding mask"],
 # Why set scores to a large negative number before the softmax, instead of zeroing weights
 # afterwards? Because the softmax normalises: zeroing after it leaves rows that no longer sum to 1.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 zeroed_after = w_nomask * mask  # mask applied to the weights instead of the scores
 print("row sums, masked after the softmax: ", [round(x, 3) for x in zeroed_after[1, :5].sum(-1).tolist()])
 print("row sums, masked before the softmax:", [round(x, 3) for x in w[1, :5].sum(-1).tolist()])
@@ -162,8 +159,7 @@ viz.heatmap(w_causal, x_labels=words, y_labels=words, vmin=0, title="causal atte
 # the words before it. **Proof that it cannot peek:** change the embedding of word 6 (*?*) and
 # compare the outputs. Positions 0–5 must not move at all.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 X2 = X1.clone()
 X2[6] = torch.randn(8, generator=torch.Generator().manual_seed(0))  # change one later token
 out2, _ = ac.attention(*ac.project_qkv(X2, W_Q, W_K, W_V), mask=ac.causal_mask(len(words)))
@@ -175,8 +171,7 @@ print("positions that changed:", [words[i] for i in range(len(words)) if change[
 # A decoder's self-attention usually needs **both** masks: no padding keys and no peeking.
 # `ac.target_mask(tokens, pad_id)` is the two combined with `&`, shape `(batch, seq, seq)`:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(ac.target_mask(tokens, vocab.pad_id)[1].int())
 
 
@@ -209,8 +204,7 @@ viz.interact(plot_masked, sentence=widgets.Dropdown(options=sentences, value=sen
 # what a softmax gives for a row with the last key masked (*partial*) and a row with all keys
 # masked (*full*), in three dtypes:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scores = torch.tensor([1.0, 2.0, 3.0])
 for dtype in (torch.float32, torch.float16, torch.bfloat16):
     s = scores.to(dtype)
@@ -252,8 +246,7 @@ print(ac.MASK_VALUE_POLICY)
 # Passing a causal mask written for one to the other silently computes the *anti*-causal
 # attention. No error, just wrong numbers:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 mha = torch.nn.MultiheadAttention(8, num_heads=1, batch_first=True)
 x = X1.unsqueeze(0)  # (1, seq, 8)
 causal = ac.causal_mask(len(words))

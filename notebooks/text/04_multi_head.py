@@ -76,8 +76,7 @@ with torch.no_grad():
     one_head.value.weight[0, feature("water")] = 1.0  # hand over: water
     one_head.value.weight[1, feature("money")] = 1.0  # hand over: money
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 output, probs = one_head(x)  # (1, 13, 2), (1, 13, 13)
 print("weights of 'banks':", {t: round(w, 2) for t, w in zip(tokens, probs[0, banks].tolist())
                               if w > 0.05})
@@ -104,8 +103,7 @@ for head, (asks, offers, hands) in zip(river_heads.heads, HEADS.values()):
 with torch.no_grad():
     river_heads.W_O.weight.copy_(torch.eye(8))  # W_O = identity, so the output stays readable
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 out, weights = river_heads(x, need_weights=True)  # (1, 13, 8), weights (1, 4, 13, 13)
 for i, name in enumerate(HEADS):
     w = weights[0, i, banks]
@@ -184,8 +182,7 @@ def show(vector):
     return "(" + ", ".join(f"{v:.2f}" for v in vector.tolist()) + ")"
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 river, rich = tokens.index("river"), tokens.index("rich")
 with torch.no_grad():
     sharp_out, sharp_w = pair.heads[0](x)  # one head on its own: (1, 13, 2), (1, 13, 13)
@@ -210,8 +207,7 @@ print("two heads, concat then W_O, features 0-3:", show(pair_out[0, banks, :4]))
 # are replaced by two words that are each **half river, half rich** (each row the average of
 # the two rows):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 halfway = x.clone()  # (1, 13, 8)
 halfway[0, [river, rich]] = (X[river] + X[rich]) / 2  # two words, each half river, half rich
 with torch.no_grad():
@@ -248,8 +244,7 @@ print("the split head hands banks the same numbers for both inputs (to 1e-6):",
 #
 # ![The reshape/transpose dance: (batch, 6, 256) is viewed as (batch, 6, 8, 32), transposed to (batch, 8, 6, 32), attention runs per head, then transposed back and reshaped to (batch, 6, 256)](attachment:04_split_merge.png)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 d_model, num_heads = 256, 8
 q = torch.randn(2, 6, d_model)  # (batch, seq, d_model): the queries of 2 sequences
 print("d_k = d_model / h =", d_model // num_heads)
@@ -356,8 +351,7 @@ check("multi_head_forward", multi_head_forward)
 # $32i \dots 32i + 31$ of the fused $W^Q$, $W^K$, $W^V$, then concatenates them and applies the same
 # $W^O$:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(1)
 mha = ac.MultiHeadAttention(d_model=256, num_heads=8).eval()
 heads8 = ac.MultiHeadFromHeads.from_fused(mha)  # 8 AttentionHead(256, 32) + the same W_O
@@ -377,8 +371,7 @@ print("same weights too:", torch.allclose(fused_weights, separate_weights, atol=
 # $3 \cdot h \cdot d_\text{model} \cdot d_k = 3 d_\text{model}^2$, whatever $h$ is. Add $W^O$
 # ($d_\text{model}^2$) and four bias vectors ($4 d_\text{model}$):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 def count(module):
     return sum(p.numel() for p in module.parameters())
 
@@ -402,8 +395,7 @@ print("8 separate heads:", f"{count(heads8):,}")
 # inputs unless `batch_first=True`, and its boolean `attn_mask` means the **opposite** of ours
 # (True = *blocked*; notebook 03) — `ac.to_nn_mha_mask` converts.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(2)
 theirs = nn.MultiheadAttention(256, 8, batch_first=True).eval()
 ours = ac.MultiHeadAttention.from_torch(theirs).eval()
@@ -424,8 +416,7 @@ with torch.no_grad():
 # upside down: each position may look only at *later* positions, and the last position at none —
 # its output is NaN.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with torch.no_grad():
     wrong, _ = theirs(x256, x256, x256, attn_mask=causal)  # our convention, unconverted
 print(f"positions with NaN output: {wrong.isnan().any(-1)[0].nonzero().flatten().tolist()}")

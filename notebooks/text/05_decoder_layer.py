@@ -63,8 +63,7 @@ viz.setup()
 # occurs in training, so translating them shows whether the model learned the grammar rather than
 # the sentences.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 corpus = german_english()
 print(len(corpus.train), "training pairs,", len(corpus.heldout), "held-out pairs")
 print("vocabularies:", len(corpus.src_vocab), "German and", len(corpus.tgt_vocab),
@@ -83,8 +82,7 @@ for german, english in corpus.heldout[:5]:
 # fills short sentences up to the longest in a batch, `<unk>` stands for unknown words, and
 # `<bos>` / `<eos>` mark the beginning and end of an English sentence.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 pairs = [("Wie geht es dir?", "How are you?"), ("Siehst du den roten Hund?", "Do you see the red dog?")]
 batch = corpus.batch(pairs)
 print("German tokens:", ac.tokenize(pairs[0][0]))
@@ -119,8 +117,7 @@ print("decoder outputs:", corpus.tgt_vocab.decode(batch.tgt_out[0], skip=()))
 # still warm up for 50 steps below, as most recipes do. The price is one extra layer norm at the
 # end of each stack. Here is `SublayerConnection` with a sublayer that simply doubles its input:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 connection = ac.SublayerConnection(8, dropout=0.0)
 x = torch.randn(1, 4, 8) * 3 + 5  # (batch, seq, d_model): 4 positions, far from mean 0 / std 1
 normed = connection.norm(x)
@@ -152,8 +149,7 @@ fig.tight_layout()
 # change input position $j$ a little, and measure how much each output position $i$ moves.
 # `position_influence(f, x)` returns that as a matrix, output positions × nudged input positions.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 ff = ac.FeedForward(d_model=16, d_ff=32, dropout=0.0)
 influence = ac.position_influence(ff, torch.randn(1, 5, 16))  # (seq, seq)
 print("largest influence off the diagonal:", influence.fill_diagonal_(0).max().item())
@@ -170,8 +166,7 @@ viz.heatmap(ac.position_influence(ff, torch.randn(1, 5, 16)), xlabel="nudged inp
 # stands. Without extra information an encoder treats a sentence as a **set** of words:
 # reverse the input, and the outputs come out reversed, each one unchanged.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 d_model, num_heads = 32, 4
 encoder_layer = ac.EncoderLayer(d_model, ac.MultiHeadAttention(d_model, num_heads),
                                 ac.FeedForward(d_model, 64, dropout=0.0), dropout=0.0)
@@ -214,8 +209,7 @@ fig.tight_layout()
 # Let us push our two German sentences through one, checking the shape after every step. Token
 # embeddings are scaled by $\sqrt{d_\text{model}}$ before the positions are added, as in the paper.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 src_embed = nn.Sequential(Embeddings(d_model, len(corpus.src_vocab)),
                           ac.PositionalEncoding(d_model, dropout=0.0))
 x = src_embed(batch.src)  # token embedding × sqrt(d_model) + position
@@ -280,8 +274,7 @@ y = tgt_embed(batch.tgt_in)  # (batch, tgt_len, d_model)
 english = corpus.tgt_vocab.decode(batch.tgt_in[1], skip=())  # <bos> do you see the red dog ?
 german = ac.tokenize(pairs[1][0])
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with ac.record_attention(decoder_layer) as recorded:
     # 1. masked self-attention: Q, K, V from the decoder; target mask
     h1 = decoder_layer.sublayer[0](y, lambda y: decoder_layer.self_attn(y, y, y, batch.tgt_mask))
@@ -373,8 +366,7 @@ check("target_mask", target_mask)
 # (The nudge adds 1 to the *first feature* of a position. Adding the same number to every feature
 # would vanish in the layer norm, which subtracts each position's mean — try it.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 x_en = y[1:]  # the English sentence "<bos> do you see the red dog ?"
 with_mask = ac.position_influence(lambda x: decoder_layer(x, memory[1:], None, ac.causal_mask(8)), x_en)
 no_mask = ac.position_influence(lambda x: decoder_layer(x, memory[1:], None, None), x_en)
@@ -422,8 +414,7 @@ check("position_influence", position_influence)
 # converts ours). `EncoderLayer.from_torch` and `DecoderLayer.from_torch` copy a PyTorch layer's
 # weights into ours; with dropout off, the outputs must agree to floating-point rounding.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch_encoder = nn.TransformerEncoderLayer(d_model, num_heads, dim_feedforward=64, dropout=0.0,
                                            batch_first=True, norm_first=True).eval()
 torch_decoder = nn.TransformerDecoderLayer(d_model, num_heads, dim_feedforward=64, dropout=0.0,
@@ -456,8 +447,7 @@ print(f"largest differences: encoder {gap_encoder:.1e}, decoder {gap_decoder:.1e
 # $N = 6$, $d_\text{model} = 512$, 8 heads and $d_{ff} = 2048$; ours is far smaller, which suits a
 # corpus of a few thousand short sentences:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(0)
 model = ac.make_model(len(corpus.src_vocab), len(corpus.tgt_vocab), n=2, d_model=64, d_ff=128,
                       h=4, dropout=0.0)
@@ -521,8 +511,7 @@ print(f"held-out tokens right: {history.token_accuracy:.1%}")
 # The last digits of these numbers differ a little from one machine to the next (each CPU and
 # PyTorch version rounds its sums in its own order), so the course checks them within bands:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("your loss over the last steps (printed above) is below 0.1, as on every machine:",
       history.losses[-1] < 0.1)
 print("your held-out exact match (printed above) is at least 95%, as on every machine:",

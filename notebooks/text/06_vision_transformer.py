@@ -58,8 +58,7 @@ data = ac.images.digits()  # scikit-learn's digits: nothing is downloaded
 # occurs — for testing. Training never sees them, so the
 # test accuracy measures how well the model handles digits it has not met.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(data)
 print("test images per digit:", data.test_labels.bincount().tolist())
 print("images:", tuple(data.train_images.shape), " (batch, channels, height, width)")
@@ -104,8 +103,7 @@ ax.axis("off");
 # `nn.Conv2d`'s output and of every ViT). Inside a patch, the numbers go channel by channel,
 # then row by row — the layout of a convolution kernel, `(C, p, p)`.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 image = data.train_images[:1]  # (1, 1, 8, 8): a batch of one
 patches = ac.patchify(image, 2)  # (1, 16, 4)
 print("image  ", tuple(image.shape))
@@ -146,8 +144,7 @@ check("patchify", patchify)
 # %% [markdown]
 # `ac.unpatchify` puts the patches back; a round trip gives the image exactly:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("unpatchify(patchify(image)) == image:",
       torch.equal(ac.unpatchify(ac.patchify(image, 2), 2, 8), image))
 
@@ -164,8 +161,7 @@ print("unpatchify(patchify(image)) == image:",
 # — that is a **convolution** with a $p \times p$ kernel and stride $p$. The two are the same
 # computation; many ViT implementations write the patch embedding as `nn.Conv2d`.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(0)
 embed = ac.PatchEmbedding(patch_size=2, in_channels=1, d_model=48)  # patchify, then Linear(4, 48)
 conv = nn.Conv2d(1, 48, kernel_size=2, stride=2)  # 48 kernels of 2×2, jumping 2 pixels
@@ -209,8 +205,7 @@ check("embed_patches", embed_patches)
 # token (one row per place, the class token's included): now the top-left patch and the bottom-
 # right patch differ even when their pixels are the same. Here is the shuffle, on a fresh model:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(0)
 fresh = ac.ViT().eval()
 order = torch.randperm(16)  # a shuffled reading order
@@ -262,8 +257,7 @@ check("add_class_token_and_positions", add_class_token_and_positions)
 #
 # The sizes live in a `ViTConfig`:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 config = ac.ViTConfig()
 print(config)
 print("tokens:", config.num_patches + 1, "  head size d_k:", config.d_k)
@@ -342,8 +336,7 @@ print(f"test accuracy: {history.test_accuracy:.1%} of {len(data.test_labels)} di
 # up millions of products, and each CPU (and each PyTorch version) rounds them in its own order.
 # Across seeds and machines it lands around 97%. The course checks it within a band:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("your test accuracy (printed above) is inside the 95%-100% band every machine reaches:",
       0.95 <= history.test_accuracy <= 1.0)
 
@@ -406,8 +399,7 @@ viz.heatmap(confusion.fill_diagonal_(0), digit_names, digit_names, xlabel="predi
 # patches. Here is the first layer's attention for one test digit, one matrix per head (rows:
 # queries, columns: keys).
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 examples = data.test_images[:6]  # (6, 1, 8, 8)
 weights = model.attention_weights(examples)  # (6, layers, heads, 17, 17)
 print("attention weights:", tuple(weights.shape))
@@ -499,8 +491,7 @@ viz.interact(plot_attention,
 #
 # Row 0 of $R$ says how much the class token's final state draws on each input patch.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 rollout = ac.attention_rollout(weights)  # (6, 17, 17), rows sum to 1
 print("rollout:", tuple(rollout.shape))
 print("every row sums to 1:", torch.allclose(rollout.sum(-1), torch.ones(6, 17)))

@@ -62,8 +62,7 @@ MiB, GiB = 2**20, 2**30
 # One head's scores $QK^\top/\sqrt{d_k}$ hold $T^2$ numbers; the weights after the softmax as many
 # again. In float32 (4 bytes each), for one sequence and **one** head:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for seq in (1_024, 8_192, 32_768, 131_072):
     one = eff.score_matrix_bytes(1, 1, seq, seq)  # batch 1, 1 head
     print(f"{seq:>7,} tokens: {one / MiB:>8,.0f} MiB per head · "
@@ -77,8 +76,7 @@ for seq in (1_024, 8_192, 32_768, 131_072):
 # allocator. The process's resident memory is no good either: it depends on what the allocator
 # keeps around. Counting tensors is exact for code written with PyTorch functions.)
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 heads, d_k = 2, 32
 naive_peak = {}
 for seq in (256, 512, 1024, 2048):
@@ -125,8 +123,7 @@ for seq in (256, 512, 1024, 2048):
 #
 # The picture's nine scores, folded in block by block with the package's `online_softmax_update`:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scores = torch.tensor([[1.2, 0.3, 2.0, 0.8, 3.1, 1.5, 0.4, 2.2, 1.0]])  # 1 query, 9 keys
 values = torch.randn(9, 2, generator=torch.Generator().manual_seed(0))  # d_v = 2
 state = (torch.full((1, 1), -math.inf), torch.zeros(1, 1), torch.zeros(1, 2))  # m, ℓ, O
@@ -224,8 +221,7 @@ print(f"tiles computed: {n * (n + 1) // 2} of {n * n} (the rest lie above the di
 # the output only — the weights are never stored. Is it really the same function? For every block
 # size, with a causal mask, a padding mask, and $d_v \ne d_k$:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 q, k = torch.randn(2, 2, 100, 16), torch.randn(2, 2, 100, 16)  # (batch, heads, seq, d_k)
 v = torch.randn(2, 2, 100, 24)  # d_v = 24
 tokens = torch.tensor([[5] * 100, [5] * 70 + [0] * 30])  # second sequence padded
@@ -246,8 +242,7 @@ for name, mask in masks.items():
 # SDPA the count sees only the output: the fused kernel is one function call, and the small
 # per-thread tiles it uses inside are invisible to it.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 lengths = (256, 512, 1024, 2048)
 inputs = {seq: [torch.randn(1, heads, seq, d_k) for _ in range(3)] for seq in lengths}
 methods = {
@@ -369,8 +364,7 @@ print(f"held-out exact match after 120 steps: {history.exact_match:.0%}")
 # Most held-out sentences, not all (notebook 05's 200 steps get nearly all of them). Cached and
 # uncached greedy decoding must give **the same tokens**:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 batch = corpus.batch(corpus.heldout[:64])
 bos, eos = corpus.tgt_vocab.bos_id, corpus.tgt_vocab.eos_id
 full = greedy_decode(model, batch.src, batch.src_mask, 20, bos, eos)
@@ -427,8 +421,7 @@ for i, n in enumerate(gen_lengths):
 # `num_kv_heads` heads, caches those, and repeats each one for the query heads of its group. PyTorch
 # can do the repeat inside its fused kernel (`enable_gqa=True`, torch ≥ 2.5); the two agree:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 torch.manual_seed(0)
 gqa = ac.GroupedQueryAttention(d_model=64, num_heads=8, num_kv_heads=2).eval()
 x = torch.randn(2, 10, 64)  # (batch, seq, d_model)
@@ -454,8 +447,7 @@ fig = viz.heatmap_row(list(weights[0]), titles=[f"q{i + 1} · kv{i // 4 + 1}" fo
 # What does it save? The cache, and the $W^K, W^V$ parameters, shrink by `num_heads / num_kv_heads`.
 # Decoding 10 tokens with a cache, in our small layer:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for kv_heads in (8, 4, 2, 1):
     layer = ac.GroupedQueryAttention(64, 8, kv_heads).eval()
     cache = ac.KVCache()
@@ -471,8 +463,7 @@ for kv_heads in (8, 4, 2, 1):
 # 64 query heads of $d_k = 128$, 8 key/value heads — caching a 4,096-token context in float16
 # (2 bytes):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for name, kv_heads in (("multi-head (64 kv heads)", 64), ("grouped-query (8)", 8),
                        ("multi-query (1)", 1)):
     per_sequence = eff.kv_cache_bytes(80, 1, kv_heads, 4096, 128, torch.float16)

@@ -118,8 +118,7 @@ def add(x, y, block=256):
     return out
 
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 x, y = torch.randn(1000, device=fl.DEVICE), torch.randn(1000, device=fl.DEVICE)
 if fl.CAN_RUN:
     print(f"{triton.cdiv(1000, 256)} programs of 256 lanes; the last masks "
@@ -212,8 +211,7 @@ check("softmax_rows", softmax_rows)
 # `fl.softmax_rows` (read it with `fl.softmax_rows??` and `fl._softmax_kernel.fn??`). The
 # narrative goes on with that one. On the hard cases:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 extreme = torch.tensor([[0.0, -1000.0, 2.0], [1000.0, 999.0, 0.0]])  # 3 columns in 4 lanes
 wide = torch.randn(64, 300, generator=torch.Generator().manual_seed(0))[:, 10:210]  # stride 300
 for name, t in (("rows [0, -1000, 2] and [1000, 999, 0]", extreme),
@@ -344,8 +342,7 @@ check("flash_attention", flash_attention)
 # Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
 # multiple of the block:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 gen = torch.Generator().manual_seed(0)
 for causal in (False, True):
     for batch, heads, seq, d in ((2, 2, 100, 32), (1, 3, 64, 64), (1, 1, 37, 16)):
@@ -360,8 +357,7 @@ for causal in (False, True):
 # How much does skipping the blocks right of the diagonal save? At 4,096 tokens with the 128 × 64
 # tiles a GPU typically picks, the causal kernel computes just over half of the tiles:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for seq in (1024, 4096, 16384):
     visited, total = fl.tiles_visited(seq, seq, 128, 64, causal=True)
     print(f"{seq:>6,} tokens, causal: {visited:>6,} of {total:>6,} tiles computed "
@@ -383,8 +379,7 @@ for seq in (1024, 4096, 16384):
 # a maximum, subtracts it, exponentiates, sums and divides, each a pass over a $T \times T$
 # matrix. The counts:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"{'tokens':>7} {'naive MiB':>10} {'fused MiB':>10} {'fused, K/V from L2':>19}"
       f" {'FLOP/byte naive':>16} {'fused':>6}")
 for seq in (1024, 4096, 16384):
@@ -464,8 +459,7 @@ else:
 # `fl.flash_attention(..., return_lse=True)` returns $L$ too. From it alone, the weights come
 # back:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 q, k, v = (torch.randn(1, 2, 96, 32, generator=torch.Generator().manual_seed(i)) for i in range(3))
 out, lse = fl.flash_attention(q, k, v, causal=True, return_lse=True)  # lse: (1, 2, 96)
 scores = ac.scaled_scores(q, k).masked_fill(~ac.causal_mask(96), float("-inf"))

@@ -84,8 +84,7 @@ check("repeated_batch", repeated_batch)
 # Whatever the check said, the notebook goes on with the package's own functions, in
 # `attncourse/induction.py` (exercises are islands). One short example:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 tokens, targets = induction.repeated_batch(torch.tensor([[3, 1, 4, 1, 5]]))
 print("tokens: ", tokens[0].tolist())
 print("targets:", targets[0].tolist())
@@ -114,8 +113,7 @@ torch.manual_seed(0)
 model = induction.AttentionOnly(VOCAB, d_model=32, num_heads=2, num_layers=2)
 model
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("parameters:", sum(p.numel() for p in model.parameters()))
 print("feed-forward layers:", sum(isinstance(m, ac.FeedForward) for m in model.modules()))
 
@@ -141,8 +139,7 @@ print(f"mean second-half loss: {early:.2f} nats over the first 50 steps, {late:.
 # where in-context learning appears.) The checked cell states it in bands; the exact step
 # depends on your CPU's rounding.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("your phase change (the step printed above) lies between steps 100 and 450, as on every "
       "machine:", phase is not None and 100 <= phase <= 450)
 print("your first 50 steps' loss (printed above) is within 15% of the uniform guess, and your "
@@ -180,8 +177,7 @@ first, second = losses[:HALF - 1].mean().item(), losses[HALF:].mean().item()
 print(f"first occurrence {first:.2f} nats, second occurrence {second:.2f} nats "
       f"(uniform guess {math.log(VOCAB):.2f})")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("your second-occurrence loss (printed above) is below a fifth of the first-occurrence "
       "loss, as on every machine:", second < first / 5)
 print("and the first occurrence does no better than the uniform guess (above 95% of it), as on "
@@ -231,8 +227,7 @@ PREV = (0, int(previous[0].argmax()))  # the best previous-token head of layer 1
 IND = (1, int(induction_scores[1].argmax()))  # the best induction head of layer 2
 print("previous-token head:", PREV, " induction head:", IND, " (layer, head), from 0")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(f"chance: previous-token {chance[0]:.3f}, induction {chance[1]:.3f}")
 print("your best previous-token score in layer 1 (printed above) is above 0.4, four times "
       "chance, as on every machine:", previous[PREV].item() > 0.4)
@@ -296,8 +291,7 @@ for layer in range(2):
         print(f"  layer {layer + 1}, head {head}: zeroed +{zeroed[layer, head]:.2f}, "
               f"mean-ablated +{mean_ablated[layer, head]:.2f}")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("in your table above, zeroing the induction head, mean-ablating it, and zeroing the best "
       "previous-token head each raise the second-half loss by more than 0.5 nats, as on every "
       "machine:", min(zeroed[IND].item(), mean_ablated[IND].item(), zeroed[PREV].item()) > 0.5)
@@ -319,8 +313,7 @@ for head in range(2):
 print(f"all of layer 1 ablated: induction score {induction_without_layer_1[IND]:.2f}, "
       f"second-half loss {loss_without_layer_1:.2f} nats")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("with all of layer 1 ablated, your induction score (printed above) falls below 0.2, as "
       "on every machine:", induction_without_layer_1[IND].item() < 0.2)
 print(f"and your second-half loss (printed above) rises above the uniform guess, "
@@ -337,8 +330,7 @@ print(f"and your second-half loss (printed above) rises above the uniform guess,
 # the loss has risen. A map says where a head reads; only a change in the output says whether
 # anything downstream listens.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 with induction.ablate(model, [IND]):
     maps_ablated = induction.attention_maps(model, tokens)
     loss_ablated = induction.second_half_loss(model, tokens, targets)
@@ -403,8 +395,7 @@ print(f"{'':18}" + "".join(f"{role:>26}" for role in induction.ROLES))
 for name, share in shares.items():
     print(f"{name:18}" + "".join(f"{share[role]:26.2f}" for role in induction.ROLES))
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 copied, previous_occurrence, current, _ = induction.ROLES
 print("in your table above, attention puts more than 0.5 on the copied token and less than 0.1 "
       "on the previous occurrence and the current token together, as on every machine:",
