@@ -57,8 +57,7 @@ banks = tokens.index("banks")
 # Take the row of scores for *banks* from notebook 01. A softmax (notebook 00) turns it into
 # weights that are positive and sum to one: the share of attention *banks* gives each token.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scores = ac.dot_scores(Q, K)  # (seq, seq), raw
 weights = ac.softmax(scores[banks])
 print("weights of 'banks':", {t: round(w, 3) for t, w in zip(tokens, weights.tolist())})
@@ -77,8 +76,7 @@ print("sum:", round(weights.sum().item(), 4))
 # is a sum of $d_k$ terms, each with variance 1, so its **variance is $d_k$** and its typical size
 # (standard deviation) is $\sqrt{d_k}$. Let us check with 20,000 random pairs per $d_k$:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 generator = torch.Generator().manual_seed(0)
 dims = [4, 16, 64, 256, 1024]
 raw_var, scaled_var = [], []
@@ -115,8 +113,7 @@ ax.legend();
 # Here is one query with $d_k = 512$ against 8 keys, with and without the scale; the gradient is
 # that of a simple loss, the output's first entry, with respect to the scores.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 generator = torch.Generator().manual_seed(1)
 d_k = 512
 q = torch.randn(1, d_k, generator=generator)
@@ -177,8 +174,7 @@ viz.interact(plot_weights,
 # *every* pair. Here are both on the same 5 queries and 7 keys, with random, untrained weights
 # for the additive one (`ac.additive_scores`):
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 g = torch.Generator().manual_seed(59)
 d_k, d_hidden = 8, 16
 q, k = torch.randn(5, d_k, generator=g), torch.randn(7, d_k, generator=g)  # 5 queries, 7 keys
@@ -256,8 +252,7 @@ output, weights = ac.attention(Q, K, V)  # (seq, d_v), (seq, seq)
 viz.heatmap(weights, x_labels=tokens, y_labels=tokens, vmin=0, title="attention weights",
             colorbar_label="attention weight");
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print("'banks' before attention (its own value):", [round(x, 3) for x in V[banks].tolist()])
 print("'banks' after attention (mixed values):  ", [round(x, 3) for x in output[banks].tolist()])
 print("columns:", ac.text.V_DIMS)
@@ -317,8 +312,7 @@ viz.heatmap_row([plain, dropped, evaluated],
 # again. The next cell checks what holds for every draw, on any machine — and, over many draws,
 # that the weights are right on average:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 kept = dropped != 0  # (seq, seq)
 print(f"training mode: every kept weight is the weight without dropout × 1/(1 − p) = "
       f"{1 / (1 - p):.3f}:", torch.allclose(dropped[kept], plain[kept] / (1 - p)))
@@ -358,8 +352,7 @@ check("attention_with_dropout", attention)
 # probability, `dropout_p` (leave it at 0 outside training), and returns only the output. Ours
 # must agree on any shapes — here a batch of 2 with 4 heads, $d_v \neq d_k$, and a random mask.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 g = torch.Generator().manual_seed(3)
 q, k, v = (torch.randn(2, 4, 6, 8, generator=g), torch.randn(2, 4, 7, 8, generator=g),
            torch.randn(2, 4, 7, 5, generator=g))
