@@ -14,8 +14,10 @@
 # keeps a tile on the chip from the moment it is computed to the moment it is used. Here you write
 # that kernel, in [Triton](https://triton-lang.org), a Python dialect for GPU kernels — PyTorch's
 # CUDA wheels for Linux install it with them, the CPU-only wheel does not (there,
-# `pip install triton` adds it) — and check it on this CPU: Triton's **interpreter** runs a kernel
-# one program instance at a time, with NumPy.
+# `pip install triton` adds it; the course's requirements.txt does so on Linux) — and check it on
+# this CPU: Triton's **interpreter** runs a kernel one program instance at a time, with NumPy.
+# Triton does not install on macOS or Windows: there, run this notebook on Colab or a Linux
+# machine (without Triton it still runs, and says which cells it skipped).
 #
 # **In this notebook you will learn**
 # - Triton's model in five minutes: program instances, `tl.program_id`, offsets and masks,
