@@ -61,8 +61,7 @@ ac.doctor()
 # by 1 gets $e \approx 2.7$ times the weight); dividing by the total makes the row sum to one.
 # Here it is on three scores, using the course's implementation `ac.softmax`:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 scores = torch.tensor([2.0, 1.0, 0.1])
 weights = ac.softmax(scores)
 print("weights:", [round(w, 3) for w in weights.tolist()])
@@ -135,8 +134,7 @@ hint("softmax")
 # Here is what a *wrong* answer looks like, so you know what to expect. This version forgets to
 # subtract the maximum; watch what `check` says about it:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 def softmax_naive(x):
     return x.exp() / x.exp().sum(dim=-1, keepdim=True)
 
@@ -165,8 +163,7 @@ result
 # blend: mostly water, because *river* and *water* have the highest scores. At a low temperature
 # the blend is almost pure water; at a high one it drifts towards the plain mean of the values.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 values = torch.tensor([[1.0, 0.0],   # river: water
                        [0.0, 1.0],   # money: money
                        [0.5, 0.5],   # bank: either
@@ -210,8 +207,7 @@ check("weighted_average", weighted_average)
 # %% attncourse={"quiz": true}
 quiz.show("00")
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 print(answer("w00-row-sum", 0))
 
 # %% [markdown]

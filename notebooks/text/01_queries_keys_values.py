@@ -88,8 +88,7 @@ viz.heatmap(pool_weights, ax=right, xlabel="key (training point, sorted by x)",
 # estimate chases the noise of single points; too wide and every query averages nearly all of
 # them, and the estimate flattens towards their plain mean.
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for width in (0.05, 0.25, 2.0):
     guess, _ = ac.attention_pooling(queries, x_train, y_train, width=width)  # (51,)
     print(f"width {width:<4}: the estimate is off the true curve by "
@@ -113,8 +112,7 @@ print(f"the training points themselves are off it by {noise:.2f} on average (the
 # past, each with weight $1/(t+1)$. Written as a matrix, that is a lower-triangular matrix of equal
 # weights, and one matrix product averages every position at once:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 T = 4
 average = ac.causal_average_weights(T)  # (T, T): tril(ones) divided by its row sums
 x = torch.tensor([[1.0, 0.0], [3.0, 2.0], [2.0, 4.0], [6.0, 2.0]])  # (T, 2), one row per position
@@ -127,8 +125,7 @@ print("each position's average of itself and its past:\n", average @ x)  # (T, 2
 # scores that are all **zero** (every position equally interesting), set the future to $-\infty$
 # (a causal mask, notebook 03), and the softmax spreads the weight equally over what is left:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 zeros = torch.zeros(T, T)  # (T, T) scores: no position is preferred
 may_see = ac.causal_mask(T)  # (T, T) True on and below the diagonal
 from_softmax = ac.softmax(zeros.masked_fill(~may_see, float("-inf")))  # (T, T)
@@ -175,8 +172,7 @@ viz.heatmap(X, x_labels=ac.FEATURES, y_labels=tokens, xlabel="feature", ylabel="
 # $a \cdot b = \sum_i a_i b_i$. It is large when both vectors are large in the same dimensions.
 # Comparing every token with every other one is a single matrix product, $X X^\top$:
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 similarity = X @ X.T  # (seq, seq)
 i = tokens.index("banks")
 ranked = similarity[i].argsort(descending=True)
@@ -276,8 +272,7 @@ scores = ac.dot_scores(Q, K)  # (seq, seq)
 viz.heatmap(scores, x_labels=tokens, y_labels=tokens, title="scores Q·Kᵀ (rows ask, columns answer)",
             colorbar_label="score q·k");
 
-# %%
-# NBVAL_CHECK_OUTPUT
+# %% tags=["nbval-check-output"]
 for word in ("banks", "it", "why"):
     row = scores[tokens.index(word)]
     top = row.argsort(descending=True)[:3]
