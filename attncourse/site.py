@@ -85,7 +85,7 @@ def index_page(pages):
     toctree = "\n".join(Path(name).stem for _, name in pages)
     return f"""# The attention course
 
-From one query to a Vision Transformer, in PyTorch: ordered notebooks that build attention
+From one query to a GPT and a fused Triton kernel, in PyTorch: ordered notebooks that build attention
 with intuition first, then the formula, the code and a picture — with auto-checked exercises
 and quizzes. Every notebook runs on a laptop CPU in under a minute, with no download.
 
