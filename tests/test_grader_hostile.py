@@ -55,8 +55,9 @@ from attncourse.instructor.sandbox import check_sandbox
 from attncourse.instructor.solve import solution_parts
 
 SANDBOX = check_sandbox()
-pytestmark = pytest.mark.skipif(not SANDBOX.available,
-                                reason=f"the grader's sandbox is unavailable: {SANDBOX.detail}")
+pytestmark = [pytest.mark.long,  # minutes: `pytest -m long` (CI runs it)
+              pytest.mark.skipif(not SANDBOX.available,
+                                 reason=f"the grader's sandbox is unavailable: {SANDBOX.detail}")]
 
 MARKER = f"attncourse-red-team-{os.getpid()}"  # in every daemon's command line
 PACKAGE = Path(attncourse.__file__).resolve().parent

@@ -23,6 +23,8 @@ import pytest
 
 from attncourse import cells, links
 
+pytestmark = pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
+
 ROOT = Path(__file__).resolve().parent.parent
 RUN_CELL = """
 import sys

@@ -137,6 +137,7 @@ def test_solve_never_writes_over_its_inputs(tmp_path):
         assert solved.cells[index].metadata["attncourse"]["exercise"] == exercise_id
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_solved_course_notebooks_pass_every_check(tmp_path, monkeypatch):
     """Every course notebook, solved and run top to bottom: each check after an exercise
     cell shows a pass — the references and the checks agree."""
@@ -198,6 +199,7 @@ BROKEN_PARTS = [("04", "multi_head_module"), ("05", "decoder_layer_forward"), ("
                 ("08", "get_batch")]
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_a_broken_part_and_the_notebook_runs_to_the_end_on_the_course_s(tmp_path, monkeypatch):
     """Each notebook that builds on the learner's parts, solved but for one part whose code
     raises: it runs to the end, on the course's version of that part and the learner's of
@@ -519,6 +521,7 @@ def test_reset_in_a_clone_restores_the_committed_version(tmp_path, monkeypatch):
     assert mine.read_bytes() == committed and backup.read_text() == "edited in place"
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 @pytest.mark.skipif(importlib.util.find_spec("setuptools") is None, reason="needs setuptools")
 def test_a_wheel_built_from_a_clone_carries_the_course(tmp_path):
     clone = tmp_path / "clone"

@@ -137,6 +137,7 @@ def test_a_taken_or_malformed_number_or_name_is_refused_and_nothing_written(tmp_
     assert refused.returncode == 1 and f"tests/{leftover.name} already exists" in refused.stderr
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_a_scaffolded_notebook_passes_the_suite(tmp_path):
     pytest.importorskip("jupytext", reason="the text twin needs jupytext (the test extra)")
     copy = copy_repository(tmp_path / "course")
