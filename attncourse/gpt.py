@@ -13,7 +13,7 @@ The story, top to bottom (notebook 08):
    or frequent character sequences merged into one token;
 2. :func:`next_token_loss` — the whole training signal: the logits at position t scored
    against the token at t + 1;
-3. :func:`ngram_bits_per_char` — what a model that reads only the last n - 1 characters
+3. :func:`ngram_bits_per_char`, :class:`NGramModel` — what a model that reads only the last n - 1 characters
    achieves (bigram, trigram, … up to the order where counting stops improving): the
    baselines a transformer must beat;
 4. :class:`GPTConfig`, :class:`GPT` — embeddings, positions (:class:`Positions`: learned,
@@ -193,6 +193,53 @@ def ngram_log2_probs(train_ids: Tensor, val_ids: Tensor, n: int, vocab_size: int
     return log2_probs
 
 
+class NGramModel:
+    """The Witten–Bell n-gram of :func:`ngram_log2_probs`, one context at a time, to write with:
+    ``probs(context)`` gives the next token's probabilities ``(vocab_size,)`` after the ids
+    ``context`` (only its last ``n - 1`` count), ``sample(prompt, length, ...)`` continues a
+    prompt as :func:`generate` does. The counts are read off ``train_ids`` as they are needed:
+    the places that follow the last token of the context, narrowed to those that follow its
+    last two, three, … tokens."""
+
+    def __init__(self, train_ids: Tensor, n: int, vocab_size: int) -> None:
+        self.n, self.vocab_size = n, vocab_size
+        self.ids = train_ids.long()  # (N,)
+        self.unigram = ((torch.bincount(self.ids, minlength=vocab_size).double() + 1)
+                        / (len(self.ids) + vocab_size))  # (vocab,): add-one letter frequencies
+        self._before = torch.cat([torch.full((n,), -1), self.ids])  # ids[t - j] = this[t + n - j]
+        self._after = {}  # token -> the places t whose previous token it is
+
+    def probs(self, context: Tensor | list[int]) -> Tensor:
+        """``(vocab_size,)`` float64: the next token's probabilities after ``context``."""
+        context = context.tolist() if hasattr(context, "tolist") else list(context)
+        probs, where = self.unigram, None
+        for k in range(2, min(self.n, len(context) + 1) + 1):  # order k reads k - 1 tokens
+            token = context[-(k - 1)]
+            if where is None:  # the places t that follow the context's last token
+                if token not in self._after:
+                    self._after[token] = (self.ids[:-1] == token).nonzero().squeeze(1) + 1
+                where = self._after[token]
+            else:  # ... and whose token k - 1 back matches too
+                where = where[self._before[where + self.n - (k - 1)] == token]
+            if len(where) == 0:  # a context never seen: no longer one was seen either
+                break
+            counts = torch.bincount(self.ids[where], minlength=self.vocab_size).double()
+            seen, kinds = len(where), (counts > 0).sum()  # c(h, x), c(h), T(h)
+            probs = (counts + kinds * probs) / (seen + kinds)
+        return probs
+
+    def sample(self, prompt: Tensor, length: int, temperature: float = 1.0,
+               top_k: int | None = None, generator: torch.Generator | None = None) -> Tensor:
+        """``prompt`` ``(n,)`` ids continued by ``length`` ids, each drawn from :meth:`probs`
+        reshaped by :func:`next_token_probs` (``temperature``, ``top_k``) with
+        ``torch.multinomial(..., generator=generator)``. Returns ``(n + length,)``."""
+        ids = prompt.tolist()
+        for _ in range(length):
+            probs = next_token_probs(self.probs(ids).log().float(), temperature, top_k)
+            ids.append(torch.multinomial(probs, 1, generator=generator).item())
+        return torch.tensor(ids, dtype=torch.long)
+
+
 def _witten_bell(train_ids, val_ids, n, V, first):
     """Yields ``(k, log₂ p)`` for k = 1 … n: the order-k model's log-probabilities of the
     characters of ``val_ids`` from position ``first`` on. Only the k-grams that occur are
@@ -242,10 +289,6 @@ class Positions(str, Enum):
 #: The names :class:`GPTConfig` accepts for ``positions``.
 POSITIONS = tuple(kind.value for kind in Positions)
 
-#: The sines and cosines are multiplied by this, the spread of the token embeddings at
-#: initialisation (std 0.02). At their own size (about 1) they drown the tokens: measured,
-#: such a model was still predicting letter frequencies only (unigram) after 150 steps.
-SINUSOIDAL_SCALE = 0.02
 
 
 @dataclass
@@ -306,8 +349,8 @@ class GPT(nn.Module):
         self.embed = nn.Embedding(c.vocab_size, c.d_model)
         if c.positions is Positions.LEARNED:
             self.position = nn.Embedding(c.context, c.d_model)  # one vector per position
-        elif c.positions is Positions.SINUSOIDAL:  # notebook 05's table, at the embeddings' scale
-            table = SINUSOIDAL_SCALE * sinusoidal_positions(c.max_len, c.d_model)
+        elif c.positions is Positions.SINUSOIDAL:  # notebook 05's table, added as it is
+            table = sinusoidal_positions(c.max_len, c.d_model)  # (max_len, d_model)
             self.register_buffer("pe", table, persistent=False)
         attention = (RotaryMultiHeadAttention if c.positions is Positions.ROTARY
                      else MultiHeadAttention)
@@ -323,7 +366,9 @@ class GPT(nn.Module):
 
     def embed_tokens(self, ids: Tensor, start: int = 0) -> Tensor:
         """Token vectors plus the position vectors of positions ``start, start + 1, ...``
-        (rotary and none add nothing here)."""
+        (rotary and none add nothing here). With sinusoidal positions the token vectors are
+        first multiplied by √d_model, as notebook 05's ``Embeddings`` does, so that the
+        fixed waves (entries up to 1) do not drown them."""
         seq = ids.size(1)
         x = self.embed(ids)  # (batch, seq, d_model)
         kind = self.config.positions
@@ -335,7 +380,7 @@ class GPT(nn.Module):
         elif kind is Positions.SINUSOIDAL:
             expect(start + seq <= self.pe.size(0), f"positions reach {self.pe.size(0)} only "
                                                    f"(GPTConfig's max_len).")
-            x = x + self.pe[start:start + seq]
+            x = x * math.sqrt(self.config.d_model) + self.pe[start:start + seq]
         return x  # (batch, seq, d_model)
 
     def forward(self, ids: Tensor) -> Tensor:
@@ -370,9 +415,11 @@ def init_weights(module: nn.Module) -> None:
 class LMHistory(FitHistory):
     """What :func:`train_lm` did (:class:`~attncourse.fit.FitHistory`: the mean training loss
     per logged interval, the loss and learning rate of every step, the time) and the
-    validation loss at the logged steps, if asked for."""
+    validation loss at the logged steps, if asked for, and the loss on a sample of the
+    training text at the same steps (``train_losses``), if asked for: their gap is overfitting."""
 
     val_losses: list = field(default_factory=list)
+    train_losses: list = field(default_factory=list)
 
 
 def random_windows(ids: Tensor, context: int, batch_size: int,
@@ -386,11 +433,13 @@ def random_windows(ids: Tensor, context: int, batch_size: int,
 def train_lm(model: GPT, train_ids: Tensor, val_ids: Tensor | None = None, steps: int = 300,
              batch_size: int = 16, lr: float = 1e-2, warmup: int = 30, seed: int = 0,
              threads: int = 1, log_every: int = 25, progress: bool = True,
-             schedule: int | None = None) -> LMHistory:
+             schedule: int | None = None, train_sample: Tensor | None = None) -> LMHistory:
     """Train ``model`` on random windows of ``train_ids`` with Adam; the learning rate rises
     linearly over ``warmup`` steps to ``lr``, then decays linearly to zero at step
     ``schedule`` (default: ``steps``; a shorter run follows the first ``steps`` of it), as in
-    notebook 05. With ``val_ids``, the validation loss is measured at every logged step.
+    notebook 05. With ``val_ids``, the validation loss is measured at every logged step; with
+    ``train_sample`` (ids of text it trains on), the loss on that text too, measured the same
+    way (:func:`evaluate_loss`, dropout off).
     Seeded: the same seed gives the same windows and the same numbers on a given machine."""
     torch.manual_seed(seed)  # dropout
     windows = torch.Generator().manual_seed(seed)
@@ -402,6 +451,8 @@ def train_lm(model: GPT, train_ids: Tensor, val_ids: Tensor | None = None, steps
         return next_token_loss(model(batch), batch), 1
 
     def measure(history):
+        if train_sample is not None:
+            history.train_losses.append(evaluate_loss(model, train_sample))
         if val_ids is None:
             return ""
         history.val_losses.append(evaluate_loss(model, val_ids))
@@ -526,6 +577,7 @@ def write(model: GPT, tokenizer: CharTokenizer | BytePairEncoding, prompt: str,
 
 
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
-           "ngram_bits_per_char", "Positions", "POSITIONS", "GPTConfig", "GPT", "LMHistory",
+           "ngram_bits_per_char", "ngram_ladder", "ngram_log2_probs", "NGramModel",
+           "Positions", "POSITIONS", "GPTConfig", "GPT", "LMHistory",
            "init_weights", "random_windows", "train_lm", "evaluate_loss", "position_losses",
            "next_token_probs", "forward_cached", "generate", "write"]

@@ -15,9 +15,16 @@ query and key inside attention, by an angle proportional to its position:
 The story, top to bottom:
 
 1. :func:`rotary_angles` — the angle of every (position, pair);
-2. :func:`apply_rotary` — turn every pair of features of a ``(..., seq, d)`` tensor;
+2. :func:`apply_rotary` — turn every pair of features of a ``(..., seq, d)`` tensor
+   (:func:`apply_rotary_half`: the same in Hugging Face's layout);
 3. :class:`RotaryMultiHeadAttention` — :class:`~attncourse.multihead.MultiHeadAttention` whose
    queries and keys are rotated after the projection, before the scores.
+
+The pairs ``(x[2i], x[2i+1])`` are the paper's (and Meta's original Llama code's) layout. Hugging
+Face's Llama, and most code derived from it, pairs feature ``i`` with feature ``i + d/2``
+instead ("rotate half", :func:`apply_rotary_half`). It is the same rotation with the features
+listed in another order (:func:`half_layout`): a model's query and key weights are converted
+from one layout to the other by permuting their output rows once.
 """
 
 import torch
@@ -61,6 +68,33 @@ def apply_rotary(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
     return torch.stack([rotated_even, rotated_odd], dim=-1).flatten(-2)  # (..., seq, d)
 
 
+def half_layout(d: int) -> Tensor:
+    """``(d,)``: the order of features that turns the interleaved layout into the rotate-half
+    one — the even features, then the odd: ``x[..., half_layout(d)]`` puts feature ``2i`` at
+    ``i`` and ``2i + 1`` at ``i + d/2``."""
+    expect(d % 2 == 0, f"rotary embeddings turn pairs of features: d should be even, got {d}.")
+    return torch.cat([torch.arange(0, d, 2), torch.arange(1, d, 2)])  # (d,)
+
+
+def apply_rotary_half(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
+    """Rotary embeddings in the "rotate half" layout of Hugging Face's Llama: feature ``i`` is
+    paired with feature ``i + d/2`` and the pair is turned by ``positions[m] · base^(-2i/d)``;
+    ``x`` is ``(..., seq, d)``, ``positions`` ``(seq,)``, same shape out. Equal to
+    :func:`apply_rotary` on features listed in :func:`half_layout` order:
+    ``apply_rotary_half(x[..., p], pos) == apply_rotary(x, pos)[..., p]``."""
+    expect(torch.is_tensor(x) and x.dim() >= 2 and x.size(-1) % 2 == 0,
+           f"x should be (..., seq, d) with d even, got {shape_of(x)}.")
+    expect(torch.is_tensor(positions) and positions.shape == (x.size(-2),),
+           f"positions should be ({x.size(-2)},): one per position of x, got "
+           f"{shape_of(positions)}.")
+    exact = torch.float64 if x.dtype == torch.float64 else torch.float32
+    angle = rotary_angles(positions, x.size(-1), base, exact).to(x)  # (seq, d / 2)
+    cos, sin = angle.cos().repeat(1, 2), angle.sin().repeat(1, 2)  # (seq, d): pair i twice
+    first, second = x.chunk(2, dim=-1)  # (..., seq, d / 2) each: pair i is (first_i, second_i)
+    rotated_half = torch.cat([-second, first], dim=-1)  # (..., seq, d): HF's rotate_half(x)
+    return x * cos + rotated_half * sin  # (..., seq, d)
+
+
 # ----------------------------------------------------------------- 3. in multi-head attention
 
 
@@ -98,4 +132,5 @@ class RotaryMultiHeadAttention(MultiHeadAttention):
                            cached=cache is not None)
 
 
-__all__ = ["rotary_angles", "apply_rotary", "RotaryMultiHeadAttention"]
+__all__ = ["rotary_angles", "apply_rotary", "half_layout", "apply_rotary_half",
+           "RotaryMultiHeadAttention"]

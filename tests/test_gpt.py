@@ -17,8 +17,14 @@ from torch import nn
 import attncourse as ac
 from attncourse import gpt, stories
 from attncourse.efficient import KVCache
-from attncourse.layers import EncoderLayer
-from attncourse.rope import RotaryMultiHeadAttention, apply_rotary, rotary_angles
+from attncourse.layers import EncoderLayer, sinusoidal_positions
+from attncourse.rope import (
+    RotaryMultiHeadAttention,
+    apply_rotary,
+    apply_rotary_half,
+    half_layout,
+    rotary_angles,
+)
 from attncourse.stories import CHARACTERS, story, tiny_stories
 
 KINDS = ("learned", "sinusoidal", "rotary", "none")
@@ -154,6 +160,50 @@ def test_longer_orders_keep_counting_until_the_contexts_run_out(corpus, tok):
     assert ladder[best] > stories.entropy_bits_per_char(corpus) > 0.02
     assert ladder[3] == pytest.approx(gpt.ngram_bits_per_char(train, val, 3, len(tok)),
                                       abs=0.01)  # the same model, scored from 15, not 2, on
+
+
+def test_the_ngram_sampler_gives_the_counted_probabilities_and_writes_reproducibly(corpus, tok):
+    """NGramModel scores one context at a time what ngram_log2_probs scores in one pass, and
+    its seeded samples repeat; an unseen token falls back to the add-one unigram."""
+    train, val = tok.encode(corpus.train), tok.encode(corpus.validation)[:200]
+    model = gpt.NGramModel(train, 7, len(tok))
+    one_pass = gpt.ngram_log2_probs(train, val, 7, len(tok))  # from position 6 on
+    one_at_a_time = torch.stack([model.probs(val[:t])[val[t]].log2() for t in range(6, 200)])
+    assert torch.allclose(one_at_a_time, one_pass, atol=1e-9)
+    assert model.probs(val[:50]).sum().item() == pytest.approx(1.0)
+    prompt = tok.encode("Once upon a time,")
+    first, again = (model.sample(prompt, 60, temperature=0.8, top_k=5,
+                                 generator=torch.Generator().manual_seed(3)) for _ in range(2))
+    assert first.shape == (len(prompt) + 60,) and torch.equal(first, again)
+    assert torch.equal(first[:len(prompt)], prompt)
+    tiny = gpt.NGramModel(torch.tensor([0, 1, 0, 1]), 3, 3)  # id 2 never occurs
+    assert torch.allclose(tiny.probs([2]), tiny.unigram) and tiny.probs([0])[1] > 0.5
+
+
+def test_train_lm_measures_the_text_it_trains_on_beside_the_validation_text(tok, corpus):
+    train, val = tok.encode(corpus.train)[:5000], tok.encode(corpus.validation)[:600]
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=16, d_model=16, num_heads=2, d_ff=32,
+                                  num_layers=1, dropout=0.1))
+    history = gpt.train_lm(model, train, val, steps=4, batch_size=2, warmup=1, log_every=2,
+                           progress=False, train_sample=train[:600])
+    assert len(history.train_losses) == len(history.val_losses) == 2
+    assert history.train_losses[-1] == pytest.approx(gpt.evaluate_loss(model, train[:600]))
+
+
+def test_the_stored_measurements_notebook_08_plots_have_their_shapes():
+    """positions_measured and dropout_measured are written by benchmarks; the notebook reads
+    them by these names and shapes."""
+    from attncourse import dropout_measured, positions_measured
+
+    p = positions_measured
+    assert set(p.ARMS) == set(gpt.POSITIONS)
+    assert p.FAIREST_RATE in p.RATES and len(p.REGRET) == len(p.RATES)
+    for kind in p.ARMS:
+        assert len(p.BITS_PER_CHAR[kind]) == len(p.RATES) == len(p.LONG[kind])
+        assert all(len(seeds) == len(p.SEEDS) for seeds in p.BITS_PER_CHAR[kind])
+    d = dropout_measured
+    assert set(d.TRAIN) == set(d.VALIDATION) and 0.0 in d.TRAIN
+    assert all(len(d.TRAIN[r]) == len(d.VALIDATION[r]) == len(d.STEPS) for r in d.TRAIN)
 
 
 class _Scripted(random.Random):
@@ -299,6 +349,14 @@ def test_sinusoidal_positions_reach_max_len_the_name_the_layers_use():
         model(random_ids(1, 21))
 
 
+def test_sinusoidal_positions_join_token_vectors_scaled_by_sqrt_d_model_as_in_notebook_05():
+    model = small_gpt(positions="sinusoidal")
+    ids = random_ids(2, 9)
+    expected = model.embed(ids) * math.sqrt(16) + sinusoidal_positions(9, 16)  # (2, 9, 16)
+    assert torch.allclose(model.embed_tokens(ids), expected)
+    assert torch.allclose(model.embed_tokens(ids[:, 3:], start=3), expected[:, 3:])
+
+
 def _self_attention_calls(model):
     """Every call of every block's attention while the block is open: (mask, kwargs)."""
     calls, handles = [], []
@@ -366,6 +424,29 @@ def test_rotary_keeps_lengths_and_position_zero_changes_nothing():
     assert torch.equal(rotated[..., 0, :], x[..., 0, :])
     angles = rotary_angles(torch.tensor([1]), 8)
     assert torch.allclose(angles, torch.tensor([[1.0, 0.1, 0.01, 0.001]]))
+
+
+def test_rotate_half_is_the_interleaved_rotation_with_the_features_reordered():
+    """Hugging Face's Llama pairs feature i with i + d/2; the course pairs 2i with 2i + 1. One
+    fixed permutation of the features (half_layout) turns one into the other, and the scores
+    (dot products over all features) are the same in either layout."""
+    x = torch.randn(2, 3, 7, 16, dtype=torch.float64)  # (batch, heads, seq, d)
+    positions = torch.tensor([0, 1, 2, 5, 30, 400, 4095])
+    p = half_layout(16)
+    assert p.tolist() == [0, 2, 4, 6, 8, 10, 12, 14, 1, 3, 5, 7, 9, 11, 13, 15]
+    assert torch.allclose(apply_rotary_half(x[..., p], positions), apply_rotary(x, positions)[..., p])
+    q, k = x[:, :, :4], x[:, :, 3:]  # two different (batch, heads, 4, d)
+    pos_q, pos_k = positions[:4], positions[3:]
+    ours = apply_rotary(q, pos_q) @ apply_rotary(k, pos_k).transpose(-2, -1)
+    theirs = apply_rotary_half(q[..., p], pos_q) @ apply_rotary_half(k[..., p], pos_k).transpose(-2, -1)
+    assert torch.allclose(ours, theirs)
+    # Hugging Face's own formula, written out: q * cos + rotate_half(q) * sin
+    angle = positions.double().unsqueeze(-1) / 10000 ** (torch.arange(0, 16, 2).double() / 16)
+    cos, sin = torch.cat([angle, angle], -1).cos(), torch.cat([angle, angle], -1).sin()
+    rotate_half = torch.cat([-x[..., 8:], x[..., :8]], dim=-1)
+    assert torch.allclose(apply_rotary_half(x, positions), x * cos + rotate_half * sin)
+    # not the same function without the permutation
+    assert not torch.allclose(apply_rotary_half(x, positions), apply_rotary(x, positions))
 
 
 def test_rotary_attention_with_weights_equals_the_fused_kernel_and_is_causal():
