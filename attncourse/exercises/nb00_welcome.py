@@ -7,6 +7,7 @@ from attncourse.attention import softmax
 from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.exercises.modules import forward_and_back
 from attncourse.pooling import weighted_average
 
 NOTEBOOK = find("00")
@@ -135,6 +136,14 @@ def _weights(*shape, seed, spread=2.0):
     return torch.softmax(seeded_randn(*shape, seed=seed) * spread, dim=-1)
 
 
+def _and_back(fn, weights, values):
+    """``fn``'s average, then the gradients of the weights and the values from a seeded upstream
+    gradient: an average computed outside the graph (under no_grad, from .data) trains nothing."""
+    inputs = [("weights", weights.detach().requires_grad_()),
+              ("values", values.detach().requires_grad_())]
+    return forward_and_back(lambda: fn(*(x for _, x in inputs)), torch.nn.Identity(), [], inputs)
+
+
 def _average_cases():
     return [
         Case("one query, weights [[0.7, 0.2, 0.1]] (1, 3), values (3, 2)",
@@ -153,6 +162,9 @@ def _average_cases():
               torch.tensor([[1e6, -1e6], [1e-6, 2.0], [3.0, -1e-6]], dtype=torch.float64))),
         Case("values shared by a batch of weights: weights (2, 2, 4), values (4, 3)",
              (_weights(2, 2, 4, seed=10), seeded_randn(4, 3, seed=11))),
+        Case("2 queries × 3 keys, with the gradients of the weights and the values (training "
+             "flows back through the average)", (_weights(2, 3, seed=12), seeded_randn(3, 2, seed=13)),
+             through=_and_back),
     ]
 
 
