@@ -137,10 +137,10 @@ def _weights(*shape, seed, spread=2.0):
 
 
 def _and_back(fn, weights, values):
-    """``fn``'s average, then the gradients of the weights and the values from a seeded upstream
-    gradient: an average computed outside the graph (under no_grad, from .data) trains nothing."""
-    inputs = [("weights", weights.detach().requires_grad_()),
-              ("values", values.detach().requires_grad_())]
+    """``fn``'s average, then the gradient of the values from a seeded upstream gradient: an
+    average computed outside the graph (under no_grad, from .data) trains nothing. (Not the
+    weights': dividing by their sum, which is one, is right too, and changes their gradient.)"""
+    inputs = [("weights", weights), ("values", values.detach().requires_grad_())]
     return forward_and_back(lambda: fn(*(x for _, x in inputs)), torch.nn.Identity(), [], inputs)
 
 
@@ -162,8 +162,8 @@ def _average_cases():
               torch.tensor([[1e6, -1e6], [1e-6, 2.0], [3.0, -1e-6]], dtype=torch.float64))),
         Case("values shared by a batch of weights: weights (2, 2, 4), values (4, 3)",
              (_weights(2, 2, 4, seed=10), seeded_randn(4, 3, seed=11))),
-        Case("2 queries × 3 keys, with the gradients of the weights and the values (training "
-             "flows back through the average)", (_weights(2, 3, seed=12), seeded_randn(3, 2, seed=13)),
+        Case("2 queries × 3 keys, with the gradient of the values (training flows back "
+             "through the average)", (_weights(2, 3, seed=12), seeded_randn(3, 2, seed=13)),
              through=_and_back),
     ]
 
