@@ -191,9 +191,9 @@ def test_train_lm_measures_the_text_it_trains_on_beside_the_validation_text(tok,
 
 
 def test_the_stored_measurements_notebook_08_plots_have_their_shapes():
-    """positions_measured and dropout_measured are written by benchmarks; the notebook reads
-    them by these names and shapes."""
-    from attncourse import dropout_measured, positions_measured
+    """positions_measured, dropout_measured and copying_measured are written by benchmarks;
+    the notebook reads them by these names and shapes."""
+    from attncourse import copying_measured, dropout_measured, positions_measured
 
     p = positions_measured
     assert set(p.ARMS) == set(gpt.POSITIONS)
@@ -204,6 +204,9 @@ def test_the_stored_measurements_notebook_08_plots_have_their_shapes():
     d = dropout_measured
     assert set(d.TRAIN) == set(d.VALIDATION) and 0.0 in d.TRAIN
     assert all(len(d.TRAIN[r]) == len(d.VALIDATION[r]) == len(d.STEPS) for r in d.TRAIN)
+    c = copying_measured
+    assert len(c.BITS) == 3 and next(iter(c.BITS)) == f"{c.BEST_N}-gram (counted)"
+    assert all(len(v) == 3 and 0 < v[2] < 1 for v in c.BITS.values())
 
 
 class _Scripted(random.Random):
