@@ -184,7 +184,20 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "x: the encoder layer's cases compared no gradients, had no padded batch of "
                    "one and no transposed x), none rejected, 17 of 22 named (77%). Then "
                    "mended: those cases, and post-norm, a missing residual, norms without "
-                   "their weights, a log-softmax and a norm after every layer named"))
+                   "their weights, a log-softmax and a norm after every layer named"),
+         ("set_m", "written blind on 2026-12-02 for notebook 02's attention_with_dropout "
+                   "(37 wrong, 7 correct); first scored at 22202f1: 0 accepted, none rejected, "
+                   "24 of 37 named (65%), 5 of them misnamed (four slips that only a "
+                   "value-dependent or plain-function dropout, or the gradients, show passed "
+                   "every case and were named by their -1e9 fill in float16, true of them but "
+                   "not their slip; an inverted mask's NaN named an overflow). Then "
+                   "mended: a plain-function dropout that drops each row's largest weight, "
+                   "cases with the gradients of query, key and value, scaled_dot_product's "
+                   "slips carried over with the dropout, and slips of the dropout named (on the "
+                   "values or the query, only with a mask, F.dropout's defaults or the "
+                   "notebook's p, rescaled again, under no_grad, called with p, its attributes "
+                   "read, written back in place); re-scored: 0 accepted, none rejected, 37 of 37 "
+                   "named"))
 
 
 def main():

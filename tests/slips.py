@@ -2406,7 +2406,7 @@ SLIPS["attention_with_dropout"] = {
     drop_again_before_product: "dropout_twice",
     drop_then_normalise: "renormalised_after_dropout",
     drop_output_computed_first: "output_before_dropout",
-    drop_on_values: None,
-    drop_hand_made: None,
-    drop_sdpa: None,
+    drop_on_values: "dropout_on_values",
+    drop_hand_made: "dropout_attribute_read",  # dropout.p: a plain-function dropout has none
+    drop_sdpa: "dropout_attribute_read",
 }

@@ -1,9 +1,11 @@
 """Notebook 02's exercises: scaled scores, scaled dot-product attention, and attention with
 dropout on its weights."""
 
+import dataclasses
 import math
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from attncourse.attention import attention, scaled_scores
@@ -11,6 +13,7 @@ from attncourse.course import find
 from attncourse.exercises import solutions
 from attncourse.exercises.engine import edge_cases
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.exercises.modules import GRADIENT_OF, UPSTREAM_SEED, Named
 from attncourse.masks import causal_mask
 
 NOTEBOOK = find("02")
@@ -353,6 +356,36 @@ def _seeded(fn, query, key, value, mask=None, dropout=None):
         return fn(query, key, value, mask=mask, dropout=dropout)
 
 
+def drop_largest(weights):
+    """A stand-in dropout that is a plain function and whose choice depends on the values: it
+    zeroes each row's largest weight and scales the others by 1/(1 − 0.2)."""
+    largest = weights == weights.amax(-1, keepdim=True)  # (..., q_len, k_len)
+    return weights.masked_fill(largest, 0.0) / 0.8
+
+
+#: the results of a case run with its gradients, as messages name them
+_WITH_GRADIENTS = ("output", "weights", *(GRADIENT_OF + n for n in ("query", "key", "value")))
+
+
+def _with_gradients(fn, query, key, value, mask=None, dropout=None):
+    """``fn``'s (output, weights), then the gradients of query, key and value from a seeded
+    gradient flowing back into the output (a gradient that nothing reaches is zeros)."""
+    inputs = [x.detach().requires_grad_() for x in (query, key, value)]
+    with torch.enable_grad():
+        result = _seeded(fn, *inputs, mask=mask, dropout=dropout)
+        if not (isinstance(result, tuple) and len(result) == 2 and
+                all(torch.is_tensor(r) and r.is_floating_point() for r in result)):
+            return result
+        output, weights = result
+        upstream = torch.randn(output.shape, dtype=output.dtype,
+                               generator=torch.Generator().manual_seed(UPSTREAM_SEED))
+        grads = (torch.autograd.grad((output * upstream).sum(), inputs, allow_unused=True)
+                 if output.requires_grad else [None] * 3)
+    return Named.of((output.detach(), weights.detach(),
+                     *(torch.zeros_like(x) if g is None else g for x, g in zip(inputs, grads))),
+                    _WITH_GRADIENTS)
+
+
 def _dropout_cases():
     pad = torch.tensor([[True, True, True, True, False], [True, True, False, False, False]])
     return [
@@ -374,6 +407,14 @@ def _dropout_cases():
         Case("a 0/1 mask, dropout=None", _qkv((2,), 3, 4, 4, 4, 260),
              {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 0, 1]]),
               "dropout": None}, through=_seeded),
+        Case("a plain function as dropout: it drops each row's largest weight and keeps the "
+             "rest × 1/(1 − 0.2); with the gradients of query, key and value",
+             _qkv((2,), 4, 5, 4, 6, 270),
+             {"mask": pad[:, None, :], "dropout": drop_largest}, through=_with_gradients),
+        Case("FixedDropout(p=0.1), causal mask: the gradients of query, key and value",
+             _qkv((), 4, 4, 4, 4, 280), {"mask": causal_mask(4), "dropout": FixedDropout(0.1,
+                                                                                        seed=6)},
+             through=_with_gradients),
     ]
 
 
@@ -408,6 +449,14 @@ def _fresh(dropout, x):
     return x if dropout is None else nn.Dropout(dropout.p)(x)
 
 
+def _fresh_with_notebook_p(dropout, x):
+    return x if dropout is None else F.dropout(x, _NOTEBOOK_P)
+
+
+def _rescaled_again(dropout, x):
+    return x if dropout is None else dropout(x) / (1 - dropout.p)
+
+
 def _renormalised(dropout, x):
     x = _given(dropout, x)
     return x / x.sum(-1, keepdim=True)
@@ -415,6 +464,87 @@ def _renormalised(dropout, x):
 
 def _unguarded(dropout, x):
     return dropout(x)
+
+
+def _without_grad(dropout, x):
+    if dropout is None:
+        return x
+    with torch.no_grad():
+        return dropout(x)
+
+
+def _of_ones(dropout, x):
+    return x if dropout is None else x * dropout(torch.ones_like(x))
+
+
+def _default_functional(dropout, x):
+    return x if dropout is None else F.dropout(x)
+
+
+def _dropped_elsewhere(on_query=False, only_with_mask=False):
+    """Correct attention but for where the dropout goes: on the query before the scores
+    (``on_query``), only in the branch with a mask (``only_with_mask``), or else on the
+    values."""
+    def attention(q, k, v, mask=None, dropout=None):
+        on = dropout is not None and (mask is not None or not only_with_mask)
+        if on and on_query:
+            q = dropout(q)
+        s = _scores(q, k) / math.sqrt(q.size(-1))
+        if mask is not None:
+            s = s.masked_fill(mask == 0, torch.finfo(s.dtype).min)
+        w = s.softmax(-1)
+        if on and only_with_mask:
+            w = dropout(w)
+        return w @ (dropout(v) if on and not (on_query or only_with_mask) else v), w
+    return attention
+
+
+def _adding_dropout(impl):
+    """A slip of ``scaled_dot_product`` (``impl(q, k, v, mask)``) in this exercise's signature,
+    with the dropout applied as it should be: to its weights, before they multiply the
+    values."""
+    def attention(q, k, v, mask=None, dropout=None):
+        out, w = impl(q, k, v, mask)
+        if dropout is None:
+            return out, w
+        w = dropout(w)
+        return w @ v, w
+    return attention
+
+
+def _mask_inverted_to_minus_inf(q, k, v, mask=None):
+    s = _scores(q, k) / math.sqrt(q.size(-1))
+    if mask is not None:
+        s = s.masked_fill(mask.bool(), float("-inf"))
+    w = s.softmax(-1)
+    return w @ v, w
+
+
+def _mask_unsqueezed(q, k, v, mask=None):
+    return _finish(_scores(q, k) / math.sqrt(q.size(-1)), v,
+                   None if mask is None else mask.unsqueeze(1))
+
+
+#: the notebook's global d_k when its exercises come (left by section 4), and its p (section 8)
+_NOTEBOOK_D_K, _NOTEBOOK_P = 8, 0.1
+
+
+def _notebook_d_k(q, k, v, mask=None):
+    return _finish(_scores(q, k) / math.sqrt(_NOTEBOOK_D_K), v, mask)
+
+
+#: scaled_dot_product's slips that a learner carries into this exercise
+_CARRIED = ("no_scaling", "divide_by_dk", "softmax_wrong_dim", "mask_after_softmax",
+            "mask_inverted", "mask_with_zero", "transpose_2d_only", "no_softmax",
+            "divide_by_sqrt_d_v", "mask_ignored", "boolean_index_mask", "softmax_without_dim",
+            "softmax_dim_1", "transpose_1_2")
+
+
+def _carried_mistakes():
+    """scaled_dot_product's mistakes named in :data:`_CARRIED`, adapted to take a dropout."""
+    by_name = {m.name: m for m in SCALED_DOT_PRODUCT.mistakes}
+    return [dataclasses.replace(by_name[n], impl=_adding_dropout(by_name[n].impl))
+            for n in _CARRIED]
 
 
 ATTENTION_WITH_DROPOUT = Exercise(
@@ -473,18 +603,86 @@ ATTENTION_WITH_DROPOUT = Exercise(
                 "weights at random, and it is in training mode even when the caller's model is "
                 "in eval mode. Call the argument: weights = dropout(weights).",
                 _dropout_attention(weights=_fresh)),
+        Mistake("fresh_dropout_notebook_p", "your function calls F.dropout (or a new "
+                "nn.Dropout) with the notebook's p = 0.1 instead of calling the `dropout` it was "
+                "given. That one drops other weights at random, and it is in training mode even "
+                "when the caller's model is in eval mode. Call the argument: "
+                "weights = dropout(weights).", _dropout_attention(weights=_fresh_with_notebook_p)),
+        Mistake("rescaled_after_dropout", "the dropout's result was divided by 1 − p again, "
+                "but dropout already scales the kept weights by 1/(1 − p) (and gives them back "
+                "unchanged in eval mode). Use what it returns as it is: "
+                "weights = dropout(weights).", _dropout_attention(weights=_rescaled_again)),
         Mistake("renormalised_after_dropout", "after the dropout the weights were divided by "
                 "their row sums. Dropout's 1/(1 − p) already keeps each weight right on "
                 "average; a row of dropped weights need not sum to 1. Leave them as dropout "
                 "returns them.", _dropout_attention(weights=_renormalised)),
+        Mistake("dropout_without_grad", "the dropout runs under torch.no_grad() (or its result "
+                "is detached), so no gradient flows back through the weights to the query and "
+                "the key: training could never learn the scores. Call it as any other step: "
+                "weights = dropout(weights).", _dropout_attention(weights=_without_grad)),
+        Mistake("dropout_of_ones", "you called the dropout on a tensor of ones to get a mask "
+                "and multiplied it in. That is right only for a dropout that ignores the values "
+                "it is given; the one handed to you may choose by them. Call it on the weights "
+                "themselves: weights = dropout(weights).", _dropout_attention(weights=_of_ones)),
+        Mistake("default_functional_dropout", "F.dropout(weights) with its defaults drops half "
+                "the weights (p = 0.5) and is always in training mode, whatever the dropout you "
+                "were given. Call the argument instead: weights = dropout(weights).",
+                _dropout_attention(weights=_default_functional)),
+        Mistake("dropout_on_values", "the dropout acts on the values, so it zeroes features of "
+                "the values rather than a query's link to a key. Apply it to the weights after "
+                "the softmax, weights = dropout(weights), and leave the values as they are.",
+                _dropped_elsewhere()),
+        Mistake("dropout_on_query", "the dropout acts on the query before the scores, so it "
+                "zeroes features of the queries rather than a query's link to a key. Apply it "
+                "to the weights after the softmax, weights = dropout(weights).",
+                _dropped_elsewhere(on_query=True)),
+        Mistake("dropout_only_with_mask", "the dropout is applied only when a mask is given: "
+                "its call sits inside the `if mask is not None:` block. Move it out, after the "
+                "softmax, under its own `if dropout is not None:`.",
+                _dropped_elsewhere(only_with_mask=True)),
+        *_carried_mistakes(),
+        Mistake("mask_inverted_minus_inf", "the mask's polarity is inverted: True/1 means *may "
+                "attend*, so hide the positions where mask == 0. (With a -inf fill, a query "
+                "whose visible keys are all hidden then gets NaN: fill with "
+                "torch.finfo(scores.dtype).min.)", _adding_dropout(_mask_inverted_to_minus_inf)),
+        Mistake("mask_unsqueezed", "the mask is unsqueezed at dim 1 whatever its shape, so a "
+                "(q_len, k_len) mask of unbatched inputs makes the scores 3-D. The mask already "
+                "broadcasts against the scores (…, q_len, k_len): use it as it is given.",
+                _adding_dropout(_mask_unsqueezed)),
+        Mistake("notebook_d_k", "you scaled by a fixed d_k (the notebook's d_k = 8, from an "
+                "earlier cell) rather than this query's: d_k = query.size(-1).",
+                _adding_dropout(_notebook_d_k)),
+        Mistake("dropout_called_with_p", "the dropout is called with a probability, "
+                "dropout(weights, 0.1), as F.dropout is; but the `dropout` you are given is "
+                "called with the tensor only, dropout(weights): it knows its own p.",
+                raises=r"(forward|drop_largest)\(\) takes \d positional arguments? but \d "
+                       r"were given"),
+        Mistake("dropout_attribute_read", "your code reads an attribute of the dropout "
+                "(.p or .training), but the dropout may be any function called on a tensor, "
+                "and whether and how much it drops is its own business. Call it and use what it "
+                "returns: weights = dropout(weights).",
+                raises=r"'function' object has no attribute"),
+        Mistake("weights_changed_in_place", "a tensor that the backward pass needs was changed "
+                "in place — most likely the softmax's weights, written over with weights[...] = "
+                "or an in-place method such as .mul_(): the values are right, but backward "
+                "raises. Keep a new tensor: weights = dropout(weights).",
+                raises=r"modified by an inplace operation"),
+        Mistake("mask_not_boolean", "masked_fill takes a boolean mask, and ~ on an integer mask "
+                "is a bitwise not (~1 = -2), not a logical one. Compare instead: "
+                "masked_fill(mask == 0, fill) works for boolean and 0/1 masks alike.",
+                raises=r"masked_fill_? only supports boolean masks"),
+        Mistake("weights_dtype_changed", "the weights were forced to another dtype (a softmax "
+                "with dtype=torch.float32, or .float()), so they no longer match values of "
+                "another dtype such as float64. Keep the scores' dtype all the way through.",
+                raises=r"expected m1 and m2 to have the same dtype|expected scalar type"),
         Mistake("dropout_none_called", "with dropout=None (no dropout: the default) your code "
                 "calls None. Apply the dropout only when one is given: "
                 "if dropout is not None: weights = dropout(weights).",
                 _dropout_attention(weights=_unguarded), raises=r"'NoneType' object is not "
                 r"callable"),
         Mistake("dropout_as_probability", "`dropout` is a module to call on the weights, "
-                "dropout(weights), not a probability: it is an nn.Dropout (or None), and it "
-                "knows its own p and whether it is training.",
+                "dropout(weights), not a probability: it is an nn.Dropout or a function (or None), "
+                "and it knows its own p and whether it is training.",
                 raises=r"(not supported between instances of|must be float, not|unsupported "
                        r"operand type).*Dropout"),
     ],

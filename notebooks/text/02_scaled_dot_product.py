@@ -330,8 +330,9 @@ print("averaged over 10,000 draws in training mode, every weight is within 0.01 
 # dropout=None)` again — start from your answer to `scaled_dot_product` — now applying
 # `dropout`, when one is given, to the weights after the softmax and before they multiply the
 # values. Return `(output, weights)` with the weights *after* dropout, as `ac.attention` does.
-# `dropout` is a module you call on a tensor; whether it is training is its own business. The
-# check hands your function stand-ins that always drop the same weights, so that every run
+# `dropout` is anything you call on a tensor — an `nn.Dropout`, or a plain function — so call
+# it and use what it returns; whether it is training, and what it drops, is its own business.
+# The check hands your function stand-ins that always drop the same weights, so that every run
 # compares the same numbers.
 
 # %% attncourse={"exercise": "attention_with_dropout"} tags=["exercise"]
