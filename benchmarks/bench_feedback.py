@@ -197,7 +197,13 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "values or the query, only with a mask, F.dropout's defaults or the "
                    "notebook's p, rescaled again, under no_grad, called with p, its attributes "
                    "read, written back in place); re-scored: 0 accepted, none rejected, 37 of 37 "
-                   "named"))
+                   "named"),
+         ("set_n", "written blind on 2026-12-02 for notebook 00's weighted_average (29 wrong, 7 "
+                   "correct); first scored at e125ef8: 1 accepted (an average computed under "
+                   "no_grad: no case compared a gradient), none rejected, 20 of 28 named (71%), "
+                   "1 misnamed (an in-place transpose of the weights named as a 2-D-only "
+                   "product), slowest check 1.29 s. Then mended: a case that runs the average "
+                   "and back (the values' gradient)"))
 
 
 def main():
