@@ -420,15 +420,15 @@ print("so the attention scores, sums over all features, are the same in both lay
 # their positions — learned, sinusoidal, rotary, and **none** at all, the baseline that says what
 # positions add — each trained for 200 steps on windows of **32** characters (a couple of seconds
 # each). The sinusoidal arm is built as notebook 05 built its translator: the token vectors are
-# multiplied by $\sqrt{d_\text{model}}$ before the waves are added, so that the waves, whose
-# entries reach 1, do not drown them.
+# multiplied by $\sqrt{d_\text{model}}$ before the waves are added, meant to keep the waves,
+# whose entries reach 1, from drowning them.
 #
 # A fair race also needs a fair learning rate: a rate that suits one arm may wreck another.
 # `benchmarks/bench_positions.py` trained every arm at three peak rates, from three seeds each,
 # and for 1,000 steps as well — 48 runs, more than this notebook's minute allows — and stored what
 # it measured (`attncourse/positions_measured.py`); the plot reads those figures:
 
-# %% attncourse={"alt": "Measured validation bits per character of the four position arms against the peak learning rate (0.001, 0.003, 0.01; three seeds each, a dot per seed and a line through their mean) after 200 steps, and after 1,000 steps as open squares; dotted lines mark the unigram and bigram counts."}
+# %% attncourse={"alt": "Measured validation bits per character of the four position arms against the peak learning rate (0.001, 0.003, 0.01; three seeds each, a dot per seed and a line through their mean) after 200 steps, and after 1,000 steps as open squares, in a second panel; rotary is lowest everywhere, sinusoidal highest; a dotted line marks the unigram count and a dashed one the bigram."}
 fig, axes = plt.subplots(1, 2, figsize=(11, 3.4), sharey=True)
 for kind, color in zip(positions_measured.ARMS, ("grey", "C0", "C1", "C2")):
     runs = positions_measured.BITS_PER_CHAR[kind]  # [rate][seed]
