@@ -505,6 +505,7 @@ def test_cached_forward_gives_the_logits_of_the_whole_text(kind):
     assert len(caches[0]) == 14
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 @pytest.mark.parametrize("kind", KINDS)
 def test_cached_generation_writes_the_same_tokens_past_the_context(kind):
     model = small_gpt(positions=kind, context=16)

@@ -582,6 +582,7 @@ def test_the_autograders_check_records_nothing(tmp_path, monkeypatch):
     assert (tmp_path / "progress.json").exists()
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_export_nbgrader_writes_solution_regions_and_autograder_tests(tmp_path, monkeypatch):
     monkeypatch.setenv(ASSIGNMENT_MODE, "")  # the setup cell sets it; the test puts it back
     written = export_nbgrader(tmp_path)
@@ -641,6 +642,7 @@ def test_the_grader_never_connects_to_what_a_kernel_prints(tmp_path):
         kernel.close()
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_a_timeout_says_whether_the_kernel_waited_for_the_cpu(tmp_path):
     """A busy loop that had a core is the code's own timeout, and so is code that slept
     (neither is graded again); a loop kept waiting by busy processes beside it is starved."""

@@ -113,6 +113,7 @@ def test_the_copy_imports_its_own_package(tmp_path):
     assert Path(found.stdout.strip()) == copy / "attncourse" / "__init__.py", found.stderr
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_a_taken_or_malformed_number_or_name_is_refused_and_nothing_written(tmp_path):
     copy = copy_repository(tmp_path / "course")
     before = digest(copy)

@@ -246,6 +246,7 @@ def _without_triton(tmp_path):
     return env
 
 
+@pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 def test_the_notebook_runs_top_to_bottom_without_triton(tmp_path):
     """Every cell runs; the first says in one line that kernels cannot run here, and cells
     that would launch one say so instead."""
