@@ -2400,6 +2400,40 @@ def drop_sdpa(query, key, value, mask=None, dropout=None):
     return out, attn
 
 
+def drop_called_with_p(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        attn = dropout(attn, 0.1)  # as if it were F.dropout
+    return attn @ value, attn
+
+
+def drop_written_back(query, key, value, mask=None, dropout=None):
+    attn = _drop_weights(query, key, mask)
+    if dropout is not None:
+        attn[...] = dropout(attn)  # over the softmax's own output
+    return attn @ value, attn
+
+
+def drop_mask_tilde(query, key, value, mask=None, dropout=None):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    attn = torch.softmax(scores, dim=-1)
+    if dropout is not None:
+        attn = dropout(attn)
+    return attn @ value, attn
+
+
+def drop_softmax_float32(query, key, value, mask=None, dropout=None):
+    scores = torch.matmul(query, key.transpose(-2, -1)) / math.sqrt(query.shape[-1])
+    if mask is not None:
+        scores = scores.masked_fill(mask == 0, float("-inf"))
+    attn = torch.softmax(scores, dim=-1, dtype=torch.float32)
+    if dropout is not None:
+        attn = dropout(attn)
+    return attn @ value, attn
+
+
 SLIPS["attention_with_dropout"] = {
     drop_functional: "fresh_dropout",
     drop_given_as_p: "dropout_as_probability",
@@ -2409,4 +2443,8 @@ SLIPS["attention_with_dropout"] = {
     drop_on_values: "dropout_on_values",
     drop_hand_made: "dropout_attribute_read",  # dropout.p: a plain-function dropout has none
     drop_sdpa: "dropout_attribute_read",
+    drop_called_with_p: "dropout_called_with_p",
+    drop_written_back: "weights_changed_in_place",
+    drop_mask_tilde: "mask_not_boolean",
+    drop_softmax_float32: "weights_dtype_changed",
 }

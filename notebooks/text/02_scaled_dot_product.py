@@ -282,9 +282,9 @@ print("columns:", ac.text.V_DIMS)
 #   module itself) switches it to evaluation, where it gives its input back unchanged, so a
 #   trained model's attention is whole and repeatable. `model.train()` switches it back.
 # - **Why.** Regularisation: a query that cannot count on any one key while training learns
-#   not to lean on one key alone. The Annotated Transformer uses $p = 0.1$ here, and so do most
-#   implementations (the `dropout` of `nn.MultiheadAttention`, the `dropout_p` of PyTorch's SDPA,
-#   the attention dropout of BERT's and GPT-2's configurations).
+#   not to lean on one key alone. The Annotated Transformer uses $p = 0.1$ here, as do PyTorch's
+#   `nn.TransformerEncoderLayer` and BERT's and GPT-2's configurations; `nn.MultiheadAttention`'s
+#   `dropout` and SDPA's `dropout_p` are where it is set, and default to 0 (Llama uses none).
 #
 # Here is the river sentence's attention with `nn.Dropout(0.1)`, in training mode and in eval
 # mode. Which weights go is a random draw, different on every call (and it may differ from one machine to another):

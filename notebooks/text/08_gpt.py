@@ -236,7 +236,9 @@ print(f"the corpus's entropy floor: {floor:.3f} bits per character")
 # %% [markdown]
 # Counting is far from done at the trigram: every order up to the 12-gram is better than the one
 # before, and the 12-gram needs about a quarter of a bit per character, a sixth of the trigram's.
-# Past it the contexts are too long to have been seen in training and the counts run out. These
+# Past it, long contexts seen only once or twice are trusted too much (Witten–Bell gives a context
+# seen c times with T different followers the weight c/(c+T)); better smoothing would lose less
+# there, so the 12-gram is the best order *of this recipe*. These
 # numbers say more about the corpus than about counting: a template grammar repeats itself, so it
 # is easy to count. (Real text rarely repeats 11 characters of context, and there counting stalls
 # much sooner.)
@@ -245,8 +247,8 @@ print(f"the corpus's entropy floor: {floor:.3f} bits per character")
 # know — a hero among 16, a home among 10, one of three endings, … — about 47 bits of choice per
 # story of about 640 characters (`stories.story_entropy_bits` adds them up, and a test checks it
 # against every path of the grammar). No model of this text, however large or long trained, can
-# average fewer bits per character than that. Between the best count and the floor lies what the
-# counts cannot see: a choice made far back. Which hero is this? Counting the last 11 characters
+# average fewer bits per character than that. Between the best count and the floor lies, besides
+# what better smoothing would win back, what the counts cannot see: a choice made far back. Which hero is this? Counting the last 11 characters
 # cannot tell; a model that *looks back* at the name can. A transformer *learns* which earlier
 # characters matter — the previous letters of the word, and far back, a name — and looks at them,
 # however far back they are. Whether ours learns it in 30 seconds is the question of sections 8
@@ -476,26 +478,31 @@ print("at 0.01 the learned table depends on luck: its three seeds end up to",
 # %% [markdown]
 # What the race shows, measured:
 #
-# - **Rotary wins** at every rate and both budgets: by a wide margin at 200 steps, by less at
-#   1,000 (0.62 against the learned table's 0.71, at 0.003).
+# - **Rotary wins** at every rate: by a wide margin at 200 steps (three seeds, whose ranges do not
+#   overlap), by less at 1,000 (0.62 against the learned table's 0.71, at 0.003; every 1,000-step
+#   figure is one seed, seed 0, so read those gaps as smaller than the seeds' spread).
 # - **No positions at all is a real contender.** A causal model can count the characters before
 #   it through its mask and learns a good deal without being told where anything is: after 200
 #   steps it matches or beats the learned table at every rate. With 1,000 steps the learned table
 #   pulls far ahead of it (0.71 against 1.36 at 0.003).
 # - **The learned table is sensitive to the rate.** At 0.01 where it ends depends on the seed
-#   (2.35 to 3.38 bits after 200 steps), and after 1,000 steps it is still at 2.0; at 0.003 its
+#   (2.35 to 3.38 bits after 200 steps), and after 1,000 steps seed 0 — its worst at 200 — is
+#   still at 2.0; at 0.003 its
 #   three seeds agree and it trains steadily. The race of an earlier version of this notebook, run at 0.01
 #   alone, found it worse than the bigram: that said more about the rate than about the positions.
 # - **Sinusoidal positions are last**, even behind none, at every rate and budget. Scaled as in
 #   notebook 05, the token vectors (GPT-2's initial spread 0.02, times $\sqrt{64} = 8$) are still
 #   small beside the waves (entries up to 1): at first the sum says more about the position than
 #   about the character, and the model must learn to read one from under the other. At 200 steps it
-#   is still worse than the bigram count; at 1,000 it comes close to no positions, not past it.
+#   is still worse than the bigram count; at 1,000 it comes close to no positions at 0.003 only
+#   (1.42 against 1.36), not past it. (This explanation is reasoned, not measured; the root is
+#   GPT-2's small 0.02 initialisation, which the √d_model scaling, made for embeddings of spread
+#   about 1/√d_model, does not undo.)
 #   (Scaled down to the tokens' size instead, as an earlier version of this notebook did, the
 #   waves are too faint to matter: it measured 2.63 bits for that arm, 2.61 for no positions.)
 #
 # The rate fairest to all four — the one whose worst arm is closest to that arm's own best rate,
-# at either budget — is 0.003, every arm's best rate at 1,000 steps.
+# at either budget, among the three rates tried — is 0.003, every arm's best rate at 1,000 steps.
 #
 # The race again, live, at that rate. Then each model reads windows of 128 characters — four times
 # longer than anything it saw (learned positions cannot: they have no vector past 32).
@@ -543,8 +550,9 @@ except ac.CourseError as error:
 # Three more measured answers, from the live race:
 #
 # - **Rotary learns fastest here too**: inside the trained length it is well ahead. A head that
-#   wants "the previous character" asks the same question at every position, while with learned
-#   or added sinusoidal positions it must learn it position by position.
+#   wants "the previous character" asks the same question at every position. Learned positions
+#   must learn it position by position; added waves make it expressible (the wave at m + k is a
+#   fixed rotation of the wave at m), but mixed with the characters' content.
 # - **Learned positions cannot go past their table**, not even by one character.
 # - **The others run at any length, but none of them really extrapolates**: the loss climbs once
 #   the window outgrows what the model was trained on, and rotary, best inside, degrades the most
@@ -668,13 +676,17 @@ print(f"but counting done well still wins at this budget: the best n-gram ({best
 # window — the rest of the word, and the phrase it belongs to.
 #
 # But it does **not** beat counting done well: the best n-gram of section 5, counted in a second or
-# two, is better than our 30-second GPT (the last check). That is the honest result at this budget,
+# two, is better than our 10-second GPT (the last check). That is the honest result at this budget,
 # on this corpus. The GPT closes the gap with more training: in `benchmarks/bench_gpt.py`'s runs
 # (docs/benchmarks.md, measured on 2 CPU cores) 500 steps reach about 0.37 bits per character, and
 # a four-block model trained for about three minutes reaches about 0.22 — below the best n-gram,
-# and it gets there by doing what counting cannot, as section 11 shows. (The best n-gram *of one
-# recipe*: Witten–Bell. Cleverer smoothing, such as Kneser–Ney, counts better still, and a margin
-# of 0.05 may not survive it; the copying of names, section 11, would.)
+# and it gets there partly by doing what a fixed-order count cannot, as section 11 shows. (These
+# figures score each window of the validation text on its own, so the first characters of a window
+# have little context; section 11 scores every character with at least 64 before it, where the
+# same kind of model reads 0.136.) (The best n-gram *of one
+# recipe*: Witten–Bell. Cleverer smoothing, such as Kneser–Ney, may count better still — not
+# measured here — and part of the margin may not survive it; the copying of names, section 11,
+# would.)
 #
 # ### Overfitting, and dropout
 #
@@ -738,8 +750,9 @@ print("dropout 0.1 halves the gap and ends lower on validation than no dropout:"
 # %% [markdown]
 # Without dropout the model learns the 56 stories: its loss on them keeps falling, to 0.18 bits
 # per character, while from step 750 on its loss on new stories stays near 0.5 — what it goes on
-# learning is about *these* stories, not about stories in general. Dropout 0.1 halves the gap and ends lower on
-# validation (0.44): it trains more slowly, but what it learns carries over. Dropout 0.2 is too
+# learning is about *these* stories, not about stories in general. Dropout 0.1 roughly halves the
+# gap (0.33 → 0.16, one run at peak rate 0.003) and ends lower on validation (0.44): it trains more
+# slowly, but what it learns carries over. Dropout 0.2 is too
 # much for this small model at this budget: the gap is small, but both losses are far higher — it
 # has not finished learning. How much dropout helps depends on how much text there is per
 # parameter: on the whole training text, at the notebook's budget, there is nothing to fix (the
@@ -857,7 +870,7 @@ print(f"the {best_n}-gram has seen these {best_n - 1} characters before, always 
 # stories, *", and"* (*"The path was long, and Pip was tired."*) — and the rest of the sample
 # follows from that first wrong turn, since the model writes on from its own text. Prompt it the
 # way its training text looks and it starts as the stories do. The 12-gram has no such doubt: it
-# reads 11 characters back, *"pon a time, "*, and has counted what follows them.
+# reads 11 characters back, *"on a time, "*, and has counted what follows them.
 #
 # Then is the n-gram the better writer? Here is its text, sampled with the same knobs (temperature
 # 0.8, top-k 10) by `counter.sample`:
@@ -877,8 +890,9 @@ print(f"the {best_n}-gram spells as the corpus does: at least 95% of its words a
 # spelling and the phrase. But the story does not hold together. In the sample stored here the
 # hero, *a funny mouse named Max*, is *Tilly* two sentences later, and *Sam* the sentence after:
 # the grammar repeats the hero's name some 50 characters after *named*, much further back than
-# the 11 characters the counts see. The GPT's mistakes are of the other kind — misspelt words and
-# phrases that break off — and what it can do that no count can is look back that far. At 300
+# the 11 characters the counts see. The GPT makes both kinds of mistake: misspelt words and
+# phrases that break off, which the count avoids, and the same swaps of names — and what it could
+# do that no fixed-order count can is look back that far. At 300
 # steps it rarely does (section 11 measures it).
 
 
@@ -1016,7 +1030,7 @@ print(f"the {best_n}-gram gives the hero's initial {sum(shares) / len(shares):.0
 
 # %% [markdown]
 # Four made-up prompts are an anecdote. `benchmarks/bench_copying.py` measured the same thing on
-# the whole validation text: every one of the 405 places where a story brings its hero's
+# the whole validation text: each of the 405 scored places where a story brings its hero's
 # name back (the name was last written a median 61 characters before), the bits each model
 # spends on the name's first letter, beside its bits per character on all the validation text.
 # The contenders: the best n-gram, this notebook's GPT, and the bigger budget above (too long to
@@ -1047,15 +1061,18 @@ print("the bigger budget spends less than half the n-gram's bits on the initial,
       "on the whole text too:", bigger[0] < n_gram[0] / 2 and bigger[1] < n_gram[1])
 
 # %% [markdown]
-# The 12-gram spends over 5 bits on the initial, more than the 4 bits a blind guess among the 16
-# heroes would cost: from the last 11 characters (*"One day, "*, *"!\" said "*) it bets on the
+# The 12-gram spends over 5 bits on the initial, more than the 3.5 bits a blind guess among the 16
+# heroes would cost (they have 12 initials: Olive and Otto, Max and Mia, Luna and Leo, Rex and Rosa
+# share theirs): from the last 11 characters (*"One day, "*, *"!\" said "*) it bets on the
 # names that usually follow them, and where those are not this story's hero it has left the hero
-# little. The notebook's GPT, at 4.1
-# bits, guesses about as well as a blind guess, and already a little better than the count. The
+# little. The notebook's GPT, at 4.1 bits, is still worse than a blind guess; it beats the count
+# in bits, though it gives the right initial a little less probability on average (8% of its bet
+# against the count's 10%, printed above). The
 # bigger budget spends 1.7 bits — on average it gives the right initial more than half its bet —
 # and it is the model that beats the best n-gram on the whole text (0.136 bits per character
 # against 0.275, each character read with at least 64 before it). Copying is not all of that
-# margin, but it is the part no count can reach: the name was last written a median 61 characters
+# margin (about 0.04 of the 0.14 bits per character), but it is the part no fixed-order count can
+# reach (a cache of recently seen names could): the name was last written a median 61 characters
 # back, far beyond the 11 the 12-gram reads.
 
 # %% [markdown]
