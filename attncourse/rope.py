@@ -51,9 +51,9 @@ def rotary_angles(positions: Tensor, d: int, base: float = 10000.0,
     return positions.to(dtype).unsqueeze(-1) * frequency  # (seq, d / 2)
 
 
-def apply_rotary(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
-    """Rotate each feature pair ``(x[..., 2i], x[..., 2i+1])`` of ``x`` ``(..., seq, d)`` by
-    the angle ``positions[m] · base^(-2i/d)``; ``positions`` is ``(seq,)``. Same shape out."""
+def _angles_for(x: Tensor, positions: Tensor, base: float) -> Tensor:
+    """``(seq, d / 2)``: the angle of each pair of ``x`` ``(..., seq, d)`` at each position,
+    computed in float64 or float32 whatever ``x``'s dtype, after checking the two shapes."""
     expect(torch.is_tensor(x) and x.dim() >= 2 and x.size(-1) % 2 == 0,
            f"x should be (..., seq, d) with d even, got {shape_of(x)}.")
     expect(torch.is_tensor(positions) and positions.shape == (x.size(-2),),
@@ -61,6 +61,13 @@ def apply_rotary(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
            f"{shape_of(positions)}.")
     exact = torch.float64 if x.dtype == torch.float64 else torch.float32
     angle = rotary_angles(positions, x.size(-1), base, exact).to(x)  # (seq, d / 2)
+    return angle
+
+
+def apply_rotary(x: Tensor, positions: Tensor, base: float = 10000.0) -> Tensor:
+    """Rotate each feature pair ``(x[..., 2i], x[..., 2i+1])`` of ``x`` ``(..., seq, d)`` by
+    the angle ``positions[m] · base^(-2i/d)``; ``positions`` is ``(seq,)``. Same shape out."""
+    angle = _angles_for(x, positions, base)  # (seq, d / 2)
     cos, sin = angle.cos(), angle.sin()
     x_even, x_odd = x[..., 0::2], x[..., 1::2]  # the two coordinates of each pair
     rotated_even = x_even * cos - x_odd * sin  # (..., seq, d / 2)
@@ -82,13 +89,7 @@ def apply_rotary_half(x: Tensor, positions: Tensor, base: float = 10000.0) -> Te
     ``x`` is ``(..., seq, d)``, ``positions`` ``(seq,)``, same shape out. Equal to
     :func:`apply_rotary` on features listed in :func:`half_layout` order:
     ``apply_rotary_half(x[..., p], pos) == apply_rotary(x, pos)[..., p]``."""
-    expect(torch.is_tensor(x) and x.dim() >= 2 and x.size(-1) % 2 == 0,
-           f"x should be (..., seq, d) with d even, got {shape_of(x)}.")
-    expect(torch.is_tensor(positions) and positions.shape == (x.size(-2),),
-           f"positions should be ({x.size(-2)},): one per position of x, got "
-           f"{shape_of(positions)}.")
-    exact = torch.float64 if x.dtype == torch.float64 else torch.float32
-    angle = rotary_angles(positions, x.size(-1), base, exact).to(x)  # (seq, d / 2)
+    angle = _angles_for(x, positions, base)  # (seq, d / 2)
     cos, sin = angle.cos().repeat(1, 2), angle.sin().repeat(1, 2)  # (seq, d): pair i twice
     first, second = x.chunk(2, dim=-1)  # (..., seq, d / 2) each: pair i is (first_i, second_i)
     rotated_half = torch.cat([-second, first], dim=-1)  # (..., seq, d): HF's rotate_half(x)

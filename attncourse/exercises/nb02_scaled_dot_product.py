@@ -74,6 +74,11 @@ def _beyond_the_cases():
                  {"mask": torch.tensor([[1, 1, 1, 0, 0], [1, 1, 1, 1, 1]]).bool().unsqueeze(1)})]
 
 
+#: how both attention exercises are judged once their cases pass (a fully masked row, float16)
+BEYOND_THE_CASES = edge_cases(_beyond_the_cases, attention, ("output", "weights"), finite_only=1,
+                              nonfinite=NO_KEY, known=[FILL_OVERFLOWS_HALF])
+
+
 def _scores(q, k):
     return q @ k.transpose(-2, -1)
 
@@ -250,8 +255,7 @@ SCALED_DOT_PRODUCT = Exercise(
     reference=attention,
     solution=solutions.attention,
     make_cases=_cases,
-    behaviour=edge_cases(_beyond_the_cases, attention, ("output", "weights"), finite_only=1,
-                         nonfinite=NO_KEY, known=[FILL_OVERFLOWS_HALF]),
+    behaviour=BEYOND_THE_CASES,
     output_names=("output", "weights"),
     hints=[
         "Four steps: the scores Q Kᵀ / √d_k; the hidden keys' scores set to a large negative "
@@ -555,8 +559,7 @@ ATTENTION_WITH_DROPOUT = Exercise(
     reference=attention,
     solution=solutions.attention_with_dropout,
     make_cases=_dropout_cases,
-    behaviour=edge_cases(_beyond_the_cases, attention, ("output", "weights"), finite_only=1,
-                         nonfinite=NO_KEY, known=[FILL_OVERFLOWS_HALF]),
+    behaviour=BEYOND_THE_CASES,
     output_names=("output", "weights"),
     hints=[
         "Attention dropout acts on the attention weights: once the softmax has made them, a "
