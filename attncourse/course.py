@@ -68,6 +68,7 @@ NOTEBOOKS = (
     Notebook("09", "flash_attention_triton", "FlashAttention in Triton",
              "FlashAttention in Triton"),
     Notebook("10", "induction_heads", "What heads learn: induction heads", "induction heads"),
+    Notebook("11", "attention_today", "Attention in today's models", "today's attention"),
 )
 
 

@@ -2448,3 +2448,85 @@ SLIPS["attention_with_dropout"] = {
     drop_mask_tilde: "mask_not_boolean",
     drop_softmax_float32: "weights_dtype_changed",
 }
+
+
+# ------------------------------------------------------------------------------------------
+# TODO(11_attention_today): slips for notebook 11's placeholder exercises (scripts/new_notebook.py
+# wrote them); replace them with the slips learners make in its real exercises.
+# ------------------------------------------------------------------------------------------
+
+
+def nb11_scale_div(x, factor):
+    return torch.div(x, factor)
+
+
+def nb11_scale_plus(x, factor):
+    return x + factor
+
+
+def nb11_scale_twice(x, factor):
+    y = x * factor
+    return y * factor
+
+
+def nb11_scale_in_place(x, factor):
+    x *= factor
+    return x
+
+
+def nb11_scale_forgot_factor(x, factor):
+    return x
+
+
+def nb11_scale_returns_factor(x, factor):
+    return factor
+
+
+def nb11_rows_dim_0(x):
+    return torch.sum(x, dim=0)
+
+
+def nb11_rows_loop(x):
+    total = 0
+    for row in x:
+        total = total + row
+    return total
+
+
+def nb11_rows_dim_1(x):
+    return x.sum(1)
+
+
+def nb11_rows_everything(x):
+    return torch.sum(x)
+
+
+def nb11_rows_keepdim(x):
+    return x.sum(-1, keepdim=True)
+
+
+def nb11_rows_mean(x):
+    return x.mean(-1)
+
+
+def nb11_rows_numpy(x):
+    return x.numpy().sum(-1)
+
+
+SLIPS["nb11_scale"] = {
+    nb11_scale_div: "divided",
+    nb11_scale_plus: "added",
+    nb11_scale_twice: "squared",
+    nb11_scale_in_place: "changed_input_in_place",
+    nb11_scale_forgot_factor: "factor_ignored",
+    nb11_scale_returns_factor: None,
+}
+SLIPS["nb11_row_sums"] = {
+    nb11_rows_dim_0: "wrong_dim",
+    nb11_rows_loop: "wrong_dim",
+    nb11_rows_dim_1: "dim_1",
+    nb11_rows_everything: "summed_everything",
+    nb11_rows_keepdim: "kept_dim",
+    nb11_rows_mean: "mean_not_sum",
+    nb11_rows_numpy: None,
+}

@@ -3,7 +3,7 @@
 #
 # [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/00_welcome.ipynb) — runs in your browser; the first code cell installs the course there.
 #
-# ![The course map: one box per notebook, numbered from 00 in reading order, five to a row. It starts with this welcome and queries, keys and values, and covers scaled dot-product attention, masking, multi-head attention, the decoder layer, the Vision Transformer, attention at scale, a GPT, FlashAttention in Triton and induction heads](attachment:00_course_map.png)
+# ![The course map: one box per notebook, numbered from 00 in reading order, five to a row. It starts with this welcome and queries, keys and values, and covers scaled dot-product attention, masking, multi-head attention, the decoder layer, the Vision Transformer, attention at scale, a GPT, FlashAttention in Triton, induction heads and attention in today's models](attachment:00_course_map.png)
 #
 # This course builds attention — the mechanism inside every transformer — one notebook at a
 # time, in the order of the map above: from a single query, through a translator and a Vision
