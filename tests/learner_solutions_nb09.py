@@ -20,6 +20,7 @@ from attncourse.flash_triton import tl, triton
 NOTEBOOK = Path(__file__).resolve().parents[1] / "notebooks" / "09_flash_attention_triton.ipynb"
 STUBS = {  # the lines of each exercise cell that the learner replaces
     "softmax_rows": ("        # 1. this program's row", "        pass\n"),
+    "softmax_long_rows": ("    # the kernel (@triton.jit)", "delete this line"),
     "flash_attention": ("            # your code:", "online softmax update\n"),
 }
 
@@ -56,6 +57,10 @@ def softmax(name, lines):
 
 def attention(name, lines):
     return written("flash_attention", name, lines, 12)
+
+
+def long_rows(name, lines):
+    return written("softmax_long_rows", name, lines, 4)
 
 
 LOAD_V = """
@@ -272,8 +277,86 @@ m_i = m_new
 """)
 
 
+# ------------------------------------------------------------------- softmax_long_rows
+
+LONG_ROWS_OK = """
+@triton.jit
+def kernel(src, dst, n, src_stride, dst_stride, BLOCK: tl.constexpr):
+    r = tl.program_id(0)
+    run_max = tl.full([], -float("inf"), tl.float32)
+    run_sum = tl.zeros([], tl.float32)
+    for off in range(0, n, BLOCK):
+        idx = off + tl.arange(0, BLOCK)
+        v = tl.load(src + r * src_stride + idx, mask=idx < n, other=-float("inf"))
+        new_max = tl.maximum(run_max, tl.max(v, axis=0))
+        run_sum = run_sum * tl.exp(run_max - new_max) + tl.sum(tl.exp(v - new_max), axis=0)
+        run_max = new_max
+    for off in range(0, n, BLOCK):
+        idx = off + tl.arange(0, BLOCK)
+        v = tl.load(src + r * src_stride + idx, mask=idx < n, other=-float("inf"))
+        tl.store(dst + r * dst_stride + idx, tl.exp(v - run_max) / run_sum, mask=idx < n)
+
+out = torch.full_like(x, float("nan"))
+kernel[(x.shape[0],)](x, out, x.shape[1], x.stride(0), out.stride(0), BLOCK=block)
+return out
+"""
+
+long_rows_ok = long_rows("long_rows_ok", LONG_ROWS_OK)
+
+long_rows_ok_three_passes = long_rows("long_rows_ok_three_passes", """
+@triton.jit
+def kernel(x_ptr, out_ptr, n_cols, xs, os, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    top = tl.full([BLOCK], float("-inf"), tl.float32)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        top = tl.maximum(top, tl.load(x_ptr + row * xs + c, mask=c < n_cols, other=float("-inf")))
+    m = tl.max(top, axis=0)
+    acc = tl.zeros([BLOCK], tl.float32)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        acc += tl.exp(tl.load(x_ptr + row * xs + c, mask=c < n_cols, other=float("-inf")) - m)
+    total = tl.sum(acc, axis=0)
+    for c0 in range(0, n_cols, BLOCK):
+        c = c0 + tl.arange(0, BLOCK)
+        e = tl.exp(tl.load(x_ptr + row * xs + c, mask=c < n_cols, other=float("-inf")) - m)
+        tl.store(out_ptr + row * os + c, e / total, mask=c < n_cols)
+
+out = torch.empty_like(x)
+kernel[(x.size(0),)](x, out, x.size(1), x.stride(0), out.stride(0), BLOCK=block)
+return out
+""")
+
+long_rows_sum_not_rescaled = long_rows("long_rows_sum_not_rescaled", LONG_ROWS_OK.replace(
+    "run_sum * tl.exp(run_max - new_max)", "run_sum"))
+long_rows_other_zero = long_rows("long_rows_other_zero", LONG_ROWS_OK.replace(
+    'other=-float("inf")', "other=0.0"))
+long_rows_one_program = long_rows("long_rows_one_program", LONG_ROWS_OK.replace(
+    "kernel[(x.shape[0],)]", "kernel[(1,)]"))
+long_rows_n_cols_stride = long_rows("long_rows_n_cols_stride", LONG_ROWS_OK.replace(
+    "src + r * src_stride", "src + r * n"))
+long_rows_not_divided = long_rows("long_rows_not_divided", LONG_ROWS_OK.replace(
+    " / run_sum", ""))
+long_rows_first_tile_only = long_rows("long_rows_first_tile_only", """
+@triton.jit
+def kernel(x_ptr, out_ptr, n_cols, xs, os, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    c = tl.arange(0, BLOCK)
+    v = tl.load(x_ptr + row * xs + c, mask=c < n_cols, other=float("-inf"))
+    e = tl.exp(v - tl.max(v, axis=0))
+    tl.store(out_ptr + row * os + c, e / tl.sum(e, axis=0), mask=c < n_cols)
+
+out = torch.full_like(x, float("nan"))
+kernel[(x.size(0),)](x, out, x.size(1), x.stride(0), out.stride(0), BLOCK=block)
+return out
+""")
+long_rows_load_unmasked = long_rows("long_rows_load_unmasked", LONG_ROWS_OK.replace(
+    'v = tl.load(src + r * src_stride + idx, mask=idx < n, other=-float("inf"))',
+    "v = tl.load(src + r * src_stride + idx)"))
+
 CORRECT = {
     "softmax_rows": [softmax_ok, softmax_ok_tl_softmax, softmax_ok_exp2],
+    "softmax_long_rows": [long_rows_ok, long_rows_ok_three_passes],
     "flash_attention": [attention_ok_exp2, attention_ok_two_rescales],
 }
 WRONG = {
@@ -286,6 +369,15 @@ WRONG = {
         softmax_store_unmasked: "store_unmasked",
         softmax_one_stride: "stored_with_x_stride",
         softmax_load_unmasked: "load_outside",
+    },
+    "softmax_long_rows": {
+        long_rows_sum_not_rescaled: "sum_not_rescaled",
+        long_rows_other_zero: "masked_lanes_zero",
+        long_rows_one_program: "one_program",
+        long_rows_n_cols_stride: "read_with_n_cols",
+        long_rows_not_divided: "not_divided",
+        long_rows_first_tile_only: "first_tile_only",
+        long_rows_load_unmasked: "load_outside",
     },
     "flash_attention": {
         attention_nothing_rescaled: "nothing_rescaled",

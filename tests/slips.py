@@ -10,7 +10,7 @@ import math
 
 import torch
 import torch.nn.functional as F
-from learner_solutions_nb09 import LOAD_V, attention, softmax
+from learner_solutions_nb09 import LOAD_V, LONG_ROWS_OK, attention, long_rows, softmax
 
 # ------------------------------------------------------------------------ softmax
 
@@ -1723,6 +1723,15 @@ attention_v_mask_on_columns = attention("attention_v_mask_on_columns", LOAD_V.re
 attention_max_as_a_row = attention("attention_max_as_a_row", LOAD_V + UPDATE.replace(
     "p = tl.exp(s - m_new[:, None])", "p = tl.exp(s - m_new)"))
 
+long_rows_grid_per_tile = long_rows("long_rows_grid_per_tile", LONG_ROWS_OK.replace(
+    "kernel[(x.shape[0],)]", "kernel[(triton.cdiv(x.shape[1], block),)]"))
+long_rows_inverted_rescale = long_rows("long_rows_inverted_rescale", LONG_ROWS_OK.replace(
+    "tl.exp(run_max - new_max)", "tl.exp(new_max - run_max)"))
+long_rows_tile_max_in_pass_2 = long_rows("long_rows_tile_max_in_pass_2", LONG_ROWS_OK.replace(
+    "tl.exp(v - run_max) / run_sum", "tl.exp(v - tl.max(v, axis=0)) / run_sum"))
+long_rows_store_unmasked = long_rows("long_rows_store_unmasked", LONG_ROWS_OK.replace(
+    "run_sum, mask=idx < n)", "run_sum)"))
+
 SLIPS.update({
     "softmax_rows": {
         softmax_mask_off_by_one: "store_unmasked",
@@ -1733,6 +1742,12 @@ SLIPS.update({
         softmax_no_row_offset: None,
         softmax_exp_then_normalise: "no_max_subtracted",
         softmax_into_x: "changed_input_in_place",
+    },
+    "softmax_long_rows": {
+        long_rows_grid_per_tile: "load_outside",
+        long_rows_inverted_rescale: None,
+        long_rows_tile_max_in_pass_2: None,
+        long_rows_store_unmasked: "store_outside",
     },
     "flash_attention": {
         attention_values_never_loaded: None,

@@ -167,6 +167,140 @@ SOFTMAX_ROWS = Exercise(
     ],
 )
 
+# ---------------------------------------------------------- a row longer than one tile
+
+LONG_BLOCK = 16  # the tile the learner's launcher uses by default: rows are several tiles long
+
+
+def _softmax(x):
+    """The reference: a row softmax, whatever the row's length."""
+    return x.softmax(-1)
+
+
+def _long_rows_cases():
+    climbing = torch.arange(48.0)[None] / 2 + 0.1 * seeded_randn(1, 48, seed=151)
+    far_apart = seeded_randn(2, 40, seed=152)
+    far_apart[:, 3], far_apart[:, 37] = -1000.0, 1000.0  # the max arrives in the last tile
+    return [
+        Case("2 rows of 40: three tiles of 16, the last with 8 lanes masked",
+             _on_device(seeded_randn(2, 40, seed=150))),
+        Case("3 rows of 16: one full tile, nothing masked", _on_device(seeded_randn(3, 16, seed=153))),
+        Case("a row of 48 whose scores climb: the running max grows at every tile",
+             _on_device(climbing)),
+        Case("scores of ±1000: −1000 in the first tile, 1000 in the last",
+             _on_device(far_apart)),
+        Case("a slice of a wider tensor: 3 rows of 37, 50 apart in memory",
+             _on_device(seeded_randn(3, 50, seed=154)[:, 5:42])),
+        Case("4 rows of 20 scores near −1000: a masked lane must never win the max",
+             _on_device(seeded_randn(4, 20, seed=155) - 1000.0)),
+    ]
+
+
+def _tiles(x):
+    """x's rows padded with −inf to whole tiles, as tiles: (rows, tiles, LONG_BLOCK)."""
+    pad = -x.size(1) % LONG_BLOCK
+    return torch.cat([x, x.new_full((x.size(0), pad), -math.inf)], 1).unflatten(1, (-1, LONG_BLOCK))
+
+
+def _running_max_and_sum(x, rescale=True):
+    """Pass 1 in PyTorch, tile by tile: the row's running max and sum of exp(x − max)."""
+    m = x.new_full((x.size(0), 1), -math.inf)
+    total = x.new_zeros(x.size(0), 1)
+    for tile in _tiles(x).unbind(1):
+        m_new = torch.maximum(m, tile.amax(-1, keepdim=True))
+        total = (total * torch.exp(m - m_new) if rescale else total) \
+            + torch.exp(tile - m_new).sum(-1, keepdim=True)
+        m = m_new
+    return m, total
+
+
+def _sum_not_rescaled(x):
+    m, total = _running_max_and_sum(x, rescale=False)
+    return torch.exp(x - m) / total
+
+
+def _long_masked_lanes_zero(x):
+    padded = torch.cat([x, x.new_zeros(x.size(0), -x.size(1) % LONG_BLOCK)], dim=1)
+    return padded.softmax(-1)[:, :x.size(1)]
+
+
+def _first_tile_only(x):
+    out = torch.full_like(x, math.nan)
+    out[:, :LONG_BLOCK] = x[:, :LONG_BLOCK].softmax(-1)
+    return out
+
+
+def _one_program(x):
+    out = torch.full_like(x, math.nan)
+    out[0] = x[0].softmax(-1)
+    return out
+
+
+def _long_read_with_n_cols(x):
+    return x.as_strided(x.shape, (x.size(1), 1)).softmax(-1)
+
+
+def _long_not_divided(x):
+    m, _ = _running_max_and_sum(x)
+    return torch.exp(x - m)
+
+
+SOFTMAX_LONG_ROWS = Exercise(
+    id="softmax_long_rows",
+    title="A row softmax for rows longer than a tile, from a blank cell",
+    notebook=NOTEBOOK,
+    signature="softmax_long_rows(x, block=16) -> (rows, cols): a kernel, its launcher and "
+              "its grid, all yours",
+    reference=_softmax,
+    learner_name="softmax_long_rows",
+    solution=solutions.softmax_long_rows,
+    make_cases=_long_rows_cases,
+    hints=[
+        "One program per row, as in softmax_rows, but the row no longer fits in one tile: walk "
+        "it in tiles of BLOCK lanes twice. Pass 1 keeps a running max m and a running sum of "
+        "exp(x − m) — notebook 07's online softmax, one number each; pass 2 reloads each tile "
+        "and stores exp(x − m) / sum.",
+        "In the kernel: a Python `for` over the row's first columns, 0, BLOCK, 2·BLOCK, … "
+        "below n_cols, each tile's lanes offset by tl.arange and masked where they pass "
+        "n_cols; the state is two float32 scalars (tl.full with shape [] for the max, −inf to "
+        "start), updated with tl.maximum, tl.max and tl.sum over axis 0. In the launcher: an "
+        "output filled with NaN (torch.full_like), one program per row, both row strides.",
+        "When a tile raises the max, the sum so far was taken relative to the old max: "
+        "multiply it by exp(m − m_new) before adding the tile's exponentials. Masked lanes "
+        "load other=float('-inf') in both passes, and row r starts r * x.stride(0) elements "
+        "in — not r * n_cols.",
+    ],
+    mistakes=[
+        Mistake("sum_not_rescaled", "the running sum is not rescaled when a later tile raises "
+                "the max: the sum of the earlier tiles was taken relative to the old max, so "
+                "multiply it by tl.exp(m - m_new) before adding the new tile's exponentials.",
+                _sum_not_rescaled),
+        Mistake("masked_lanes_zero", "the lanes past the end of the row were loaded as 0 (no "
+                "`other=`, or other=0.0): each adds exp(0 − max) to the sum, and in a row of "
+                "scores below 0 it wins the max. Load them with other=float('-inf').",
+                _long_masked_lanes_zero),
+        Mistake("first_tile_only", "only the first BLOCK columns of each row were computed "
+                "(the rest stayed NaN): a single tl.arange(0, BLOCK) sees one tile. Loop over "
+                "the row, `for start in range(0, n_cols, BLOCK)`, in both passes.",
+                _first_tile_only),
+        Mistake("one_program", "only row 0 was computed (the others stayed NaN): the grid "
+                "launches one program per row, (x.size(0),), and each reads its row from "
+                "tl.program_id(0).", _one_program),
+        Mistake("read_with_n_cols", "row r was read at r * n_cols: in a slice of a wider "
+                "tensor rows lie x.stride(0) apart. Pass the row stride to the kernel and "
+                "read at x_ptr + row * x_row_stride + cols.", _long_read_with_n_cols),
+        Mistake("not_divided", "pass 2 stores exp(x − m) without dividing by the running "
+                "sum: tl.exp(x - m) / total makes each row sum to 1.", _long_not_divided),
+        Mistake("load_outside", "a load reached outside x: the last tile of a row runs past "
+                "its end unless masked (mask=cols < n_cols, other=float('-inf')), and the "
+                "grid must be (x.size(0),) with the row from tl.program_id(0).",
+                raises=r"tried to load .* outside"),
+        Mistake("store_outside", "a store reached outside `out`: store with mask=cols < "
+                "n_cols, at out_ptr + row * out.stride(0) + cols.",
+                raises=r"tried to store .* outside"),
+    ],
+)
+
 # ------------------------------------------------------- the attention kernel's inner loop
 
 BLOCK = 16  # the exercise's launcher: 16 queries per program, 16 keys per step
@@ -351,4 +485,4 @@ FLASH_ATTENTION = Exercise(
 )
 
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [SOFTMAX_ROWS, FLASH_ATTENTION]
+EXERCISES = [SOFTMAX_ROWS, SOFTMAX_LONG_ROWS, FLASH_ATTENTION]

@@ -38,6 +38,35 @@ def softmax_rows(x):
     return out
 
 
+def softmax_long_rows(x, block=16):
+    """Softmax of each row of x (rows, cols), float, however long the rows: one Triton program
+    per row walks it in tiles of `block` lanes."""
+
+    @triton.jit
+    def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
+                       BLOCK: tl.constexpr):
+        row = tl.program_id(0)  # this program instance's row
+        m = tl.full([], float("-inf"), tl.float32)  # the row's max so far
+        total = tl.zeros([], tl.float32)  # the sum of exp(x - m) so far
+        for start in range(0, n_cols, BLOCK):  # pass 1: max and sum, online, tile by tile
+            cols = start + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols,
+                        other=float("-inf"))
+            m_new = tl.maximum(m, tl.max(x, axis=0))
+            total = total * tl.exp(m - m_new) + tl.sum(tl.exp(x - m_new), axis=0)
+            m = m_new
+        for start in range(0, n_cols, BLOCK):  # pass 2: each tile again, normalised
+            cols = start + tl.arange(0, BLOCK)
+            x = tl.load(x_ptr + row * x_row_stride + cols, mask=cols < n_cols,
+                        other=float("-inf"))
+            tl.store(out_ptr + row * out_row_stride + cols, tl.exp(x - m) / total,
+                     mask=cols < n_cols)
+
+    out = torch.full_like(x, float("nan"))  # an entry no program writes stays NaN
+    softmax_kernel[(x.size(0),)](x, out, x.size(1), x.stride(0), out.stride(0), BLOCK=block)
+    return out
+
+
 def flash_attention(q, k, v, causal=False):
     """Attention output of q, k, v (batch, heads, seq, d): one Triton program per block of
     16 queries of one head, streaming blocks of 16 keys and values."""

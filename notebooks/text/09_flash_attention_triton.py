@@ -229,6 +229,43 @@ fig = viz.heatmap_row([scores, fl.softmax_rows(scores)], vmin=None, vmax=None, s
 
 
 # %% [markdown]
+# ### Rows longer than a tile
+#
+# `fl.softmax_rows` loads a whole row as one tile. A tile lives in registers, and registers run
+# out: a row of 100,000 scores does not fit. So the program must walk its row in tiles of
+# `BLOCK` lanes — and the max and the sum are then reductions over several tiles. Notebook 07's
+# online softmax does exactly that with two numbers: the max so far $m$ and the sum so far
+# $\ell = \sum e^{x - m}$. When a tile raises the max to $m'$, the old sum is brought to it:
+#
+# $$\ell' = \ell \, e^{m - m'} + \sum_{j \in \text{tile}} e^{x_j - m'}.$$
+#
+# Then a second pass reloads each tile and stores $e^{x - m} / \ell$. That reads the row twice
+# and writes it once. The plain three-pass kernel (a pass for the max, one for the sum, one to
+# write) reads it three times; the online max and sum save one of the reads, and a softmax this
+# size is limited by memory, not arithmetic. (A one-pass version is impossible: no output can be
+# written before the row's last tile has been seen.)
+#
+# **Exercise `softmax_long_rows`.** This time the cell is almost blank: write the kernel, its
+# launcher and its grid. Start `out` as NaN, `torch.full_like(x, float("nan"))`: an entry that
+# no program writes then shows, instead of whatever the memory held. `check` runs rows of several
+# tiles with a partial last one, scores of ±1000, a slice of a wider tensor, and rows of scores
+# near −1000.
+
+# %% attncourse={"exercise": "softmax_long_rows"} tags=["exercise"]
+def softmax_long_rows(x, block=16):
+    """Softmax of each row of x (rows, cols), float, however long the rows: one Triton program
+    per row walks it in tiles of `block` lanes."""
+    # the kernel (@triton.jit): x_ptr, out_ptr, n_cols, both row strides, BLOCK: tl.constexpr;
+    #   pass 1 over the row's tiles keeps the running max m and sum of exp(x - m),
+    #   pass 2 over the same tiles stores exp(x - m) / sum
+    # the launcher: out (NaN to start), a grid of one program per row, the launch, return out
+    raise NotImplementedError  # write the kernel and its launcher here, then delete this line
+
+
+# %%
+check("softmax_long_rows", softmax_long_rows)
+
+# %% [markdown]
 # ## 3 · FlashAttention's forward pass as one kernel
 #
 # Now the real thing. The kernel computes $\mathrm{softmax}(QK^\top/\sqrt{d})\,V$ for every head
