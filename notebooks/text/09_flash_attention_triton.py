@@ -456,6 +456,94 @@ ax.legend(fontsize=8)
 plt.show()
 
 # %% [markdown]
+# ### How big a tile? Block sizes, warps and stages
+#
+# Four numbers decide how a program runs, and none of them changes the result:
+#
+# - **`BLOCK_M`**, the queries a program owns, and **`BLOCK_N`**, the keys it takes per loop
+#   step. A larger `BLOCK_M` reuses each key and value tile for more queries (the intensity
+#   above); a larger `BLOCK_N` means fewer, bigger steps.
+# - **`num_warps`**: a program runs on `num_warps` × 32 threads, and Triton spreads its tiles
+#   over them. More threads share the work, and each thread holds fewer of the tile's numbers
+#   in its registers.
+# - **`num_stages`**: how many key/value tiles are in flight at once. With 3 stages the program
+#   computes on one tile while the next two are still arriving from main memory, so it rarely
+#   waits. Each stage is one more K tile and one more V tile in **shared memory**, the SM's
+#   on-chip scratchpad.
+#
+# A GPU is built from **SMs** (streaming multiprocessors), each with its own shared memory and
+# registers, and each runs as many programs at once as those allow. An H200 has 132 SMs, each
+# with 228 KB of shared memory (at most 227 KB for one program), 65,536 registers (at most 255
+# per thread) and room for 64 warps. `ac.launch_budget` estimates what a configuration of the
+# forward kernel needs — the Q tile plus a K and a V tile per stage in shared memory, the score
+# tile and the accumulator in registers — and how many of its programs fit on one SM:
+
+# %% tags=["nbval-check-output"]
+from attncourse import launch_budget as lb
+
+configs = [lb.LaunchConfig(64, 64, 64, num_warps=4, num_stages=2),
+           lb.LaunchConfig(128, 64, 64, num_warps=4, num_stages=3),
+           lb.LaunchConfig(128, 128, 128, num_warps=8, num_stages=3),
+           lb.LaunchConfig(128, 128, 128, num_warps=8, num_stages=4),
+           lb.LaunchConfig(128, 64, 128, torch.float32, num_warps=4, num_stages=3),
+           lb.LaunchConfig(256, 128, 128, num_warps=8, num_stages=2)]
+print(f"{'configuration (fp16 unless said)':<40} {'shared KB':>9} {'regs/thread':>11} "
+      f"{'per SM':>6}  limited by")
+for config in configs:
+    b = lb.budget(config)
+    name = str(config) + (", fp32" if config.dtype == torch.float32 else "")
+    verdict = (f"{b.programs_per_sm:>6}  {b.limit.value}" if b.runs
+               else "     0  cannot launch: too much shared memory")
+    print(f"{name:<40} {b.shared_bytes / lb.KB:>9.0f} {b.registers_per_thread:>11} {verdict}"
+          + (", and spills registers" if b.spills else ""))
+
+# %% [markdown]
+# Reading it: one stage more turns the 128 × 128 configuration at $d = 128$ from 224 KB, which
+# just fits, into 288 KB, which no SM can hold — Triton refuses to launch it. Float32 tiles take
+# twice the bytes, so a configuration that fits in float16 may not. And a 256-query block wants
+# more than 255 registers per thread: the compiler then **spills** values to slow memory, and
+# the kernel crawls. Small programs fit several to an SM, which lets one program compute while
+# another waits for memory.
+#
+# The other way to waste a GPU is to give it too little work. The grid has
+# $\lceil T / \text{BLOCK\_M} \rceil \times$ batch × heads programs; at 512 tokens and 8 heads
+# with 128-query blocks that is 32 programs for 132 SMs:
+
+# %% tags=["nbval-check-output"]
+b = lb.budget(lb.LaunchConfig(128, 64, 64))
+for seq, heads in ((512, 8), (2048, 8), (8192, 32)):
+    programs = math.ceil(seq / 128) * heads
+    print(f"{seq:>5} tokens × {heads:>2} heads: {programs:>5} programs, "
+          f"{b.sms_busy(programs):.0%} of the {lb.H200.sms} SMs busy")
+
+# %% [markdown]
+# At short sequences smaller query blocks (more programs) win even though each does less reuse;
+# at long ones large blocks win. No single configuration is best everywhere, which is why the
+# package **autotunes**: `triton.autotune(configs=[...], key=[...])` wraps the kernel; on the
+# first call with a new value of the `key` arguments it runs every configuration, times them,
+# and keeps the fastest for every later call with that key. `fl._gpu_configs()` lists the
+# package's eight candidates and `fl._autotuned()` wraps the kernel with
+# `key=["seq_q", "seq_k", "D", "CAUSAL", "STORE_LSE"]`: a new sequence length or head dimension
+# is tuned afresh. After a call, `kernel.best_config` says which configuration won (on a GPU,
+# `fl._autotuned().best_config`).
+#
+# Timing a configuration that cannot launch is wasted time, and an error. `prune_configs_by=
+# {"early_config_prune": lb.prune_configs}` hands the candidates to a function before any is
+# timed, with the call's arguments; `lb.prune_configs` keeps those whose program fits. At
+# $d = 128$:
+
+# %% tags=["nbval-check-output"]
+if fl.HAS_TRITON:
+    candidates = fl._gpu_configs()
+    for dtype in (torch.float16, torch.float32):
+        kept = lb.prune_configs(candidates, {"D": 128, "Q": torch.empty(0, dtype=dtype)})
+        print(f"{dtype}, d 128: {len(kept)} of {len(candidates)} configurations fit: "
+              + ", ".join(f"{c.kwargs['BLOCK_M']}×{c.kwargs['BLOCK_N']} {c.num_warps}w {c.num_stages}s"
+                          for c in kept))
+else:
+    print(fl.status())
+
+# %% [markdown]
 # ## 5 · On a GPU: the race (optional)
 #
 # This cell runs only where kernels are compiled for a CUDA GPU. It races the naive formula, 07's
