@@ -7,4 +7,5 @@ KEY = {
     "q09-memory-bound": ("a", ["b", "c", "d"]),
     "q09-causal-tiles": (36, [64, 28, 32]),
     "q09-backward": ("a", ["b", "c", "d"]),
+    "q09-autotune-key": ("a", ["b", "c", "d"]),
 }

@@ -135,4 +135,32 @@ QUESTIONS = [
                                           "recomputed, tile by tile, not the softmax's max and "
                                           "sum: L saves that pass."},
     ),
+    Question(
+        id="q09-autotune-key",
+        notebook=NOTEBOOK,
+        prompt="The package's kernel is wrapped in triton.autotune(configs=..., key=[\"seq_q\", "
+               "\"seq_k\", \"D\", \"CAUSAL\", \"STORE_LSE\"]). You call it once at 4,096 tokens, "
+               "ten more times at 4,096, then once at 8,192 (same d, not causal). On which calls "
+               "does it time its configurations?",
+        kind="choice",
+        options=("On the first call at 4,096 and on the call at 8,192: each new value of the "
+                 "key arguments is tuned once, and its winner reused after.",
+                 "On every call: the fastest configuration depends on the numbers in q, k and v.",
+                 "Only on the very first call: its winner then serves every length.",
+                 "On none: prune_configs_by picks the configuration from its shared-memory "
+                 "estimate."),
+        key="066ff301e17b8d227dcd",
+        explanation="The key names the arguments whose values decide the best configuration. "
+                    "A value not seen before (8,192 tokens) is timed afresh; a seen one reuses "
+                    "its winner, which kernel.best_config shows.",
+        mistakes={"80de7a33b668b7102d6a": "Timing every call would be thorough; but it costs far more than it "
+                            "saves, and the speed of a configuration depends on the shapes, which "
+                            "the key lists, not on the values in the tensors.",
+                  "555be3908c8b3cb80dbc": "Tuning once sounds like enough; but the key includes the sequence "
+                            "lengths, so 8,192 tokens is a new key: a configuration best at one "
+                            "length can starve the GPU or waste it at another.",
+                  "a82d8ff1ba89668125cc": "A pruning function does choose among configurations, so it looks "
+                            "like the decision; but it only drops those that cannot launch, and "
+                            "the autotuner still times the ones it keeps."},
+    ),
 ]

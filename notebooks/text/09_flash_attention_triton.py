@@ -22,12 +22,15 @@
 # **In this notebook you will learn**
 # - Triton's model in five minutes: program instances, `tl.program_id`, offsets and masks,
 #   `tl.load` / `tl.store`, `tl.dot` — with a vector add;
-# - a row softmax as a kernel (exercise, checked in the interpreter);
+# - a row softmax as a kernel (exercise, checked in the interpreter), then one for rows longer
+#   than a tile — kernel, launcher and grid written from a blank cell (exercise);
 # - the FlashAttention forward pass as one kernel: each program owns a block of queries, streams
 #   keys and values through on-chip memory with 07's online softmax in registers, and writes each
 #   output row once; the causal version skips the blocks right of the diagonal (exercise: the
 #   inner loop);
 # - why it is fast, counted: bytes moved between memory and cores, FLOPs per byte;
+# - block sizes, warps and pipeline stages: what an SM can hold, which configurations cannot
+#   launch or leave the GPU idle, and how `triton.autotune` picks one;
 # - the race against the naive formula, 07's tiled attention and PyTorch's FlashAttention on a
 #   GPU (a cell that runs where there is one);
 # - why the backward pass recomputes the weights instead of storing them.
@@ -612,7 +615,8 @@ quiz.show("09")
 #   gives `other`); block sizes are `tl.constexpr` powers of two.
 # - A **row softmax** kernel gives each row to one program: one read, `tl.max`, `tl.exp`,
 #   `tl.sum`, one write. Masked lanes load $-\infty$, which neither wins the max nor adds to the
-#   sum; rows are `stride(0)` apart in memory.
+#   sum; rows are `stride(0)` apart in memory. A row longer than a tile is walked twice: an
+#   online max and sum, then a pass that writes $e^{x - m} / \ell$.
 # - **FlashAttention's forward kernel**: one program per (query block, head); the queries and 07's
 #   state $m, \ell, O$ stay on the chip while key/value blocks stream through; each score tile is
 #   computed with `tl.dot`, folded in and forgotten; the output is written once. Causal: the loop
@@ -621,6 +625,10 @@ quiz.show("09")
 #   30 FLOPs per byte — memory-bound on a GPU that needs ~200. The fused kernel moves
 #   $d / (2 \cdot \text{BLOCK})$ as much — a quarter at $d = 64$, blocks of 128 — less still with
 #   L2 hits, and holds no $T \times T$ tensor: memory linear in $T$.
+# - **Launch settings**: `BLOCK_M`, `BLOCK_N`, `num_warps` and `num_stages` decide a program's
+#   shared memory and registers, so how many share an SM — or whether it launches at all — and
+#   the grid must have enough programs for 132 SMs. `triton.autotune` times the candidates once
+#   per value of its `key`; a pruning function drops those that cannot launch.
 # - **The backward pass** keeps one number per query, $L = m + \log \ell$, and recomputes the
 #   weights tile by tile as $e^{S - L}$: FLOPs traded for bytes.
 #
