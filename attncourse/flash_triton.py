@@ -132,7 +132,8 @@ def status():
     version = f"Triton {triton.__version__}"
     if INTERPRETING:
         return (f"{version} in interpreter mode: kernels run on the CPU, one program instance "
-                f"at a time, with NumPy — for checking, not for speed.")
+                f"at a time, with NumPy — for checking, not for speed. {UNGUARDED_BECAUSE}"
+                ).rstrip()
     if CAN_RUN:
         return f"{version}, compiling kernels for {torch.cuda.get_device_name()}."
     return (f"{version} was imported before TRITON_INTERPRET=1 was set and there is no CUDA "
@@ -196,15 +197,46 @@ def _check_addresses(ptrs, mask, action):
             f"end (mask=..., and other=... for a load), and check the offsets and strides.")
 
 
+@triton.jit
+def _load_one_past_the_end(x_ptr, out_ptr):
+    """The bounds check's self-test: x holds 2 values, this reads a third."""
+    tl.store(out_ptr, tl.load(x_ptr + 2))
+
+
+def _guard_catches_out_of_bounds():
+    """True if a load past the end of its tensor now raises the bounds check's error."""
+    try:
+        _load_one_past_the_end[(1,)](torch.zeros(2), torch.zeros(1))
+    except Exception as error:  # the interpreter wraps what the check raises
+        return "outside every tensor" in str(error)
+    return False
+
+
+#: why the interpreter's bounds check is off, where it is ("" where it is on)
+UNGUARDED_BECAUSE = ""
+
+
+def _unguarded(reason):
+    """Say once, at import, that kernels run without the bounds check, and why."""
+    global UNGUARDED_BECAUSE
+    UNGUARDED_BECAUSE = (f"The interpreter's bounds check is off ({reason}): a kernel that "
+                         f"loads or stores outside its tensors reads garbage instead of failing.")
+    warnings.warn(UNGUARDED_BECAUSE, stacklevel=3)
+    return False
+
+
 def _guard_interpreter():
-    """Install the bounds check in Triton's interpreter (skipped where its insides differ)."""
+    """Install the bounds check in Triton's interpreter, which patches its private insides,
+    and prove it on a kernel that loads out of bounds: True if it holds. Where those insides
+    moved (another Triton) or the proof fails, nothing stays patched and it says why, once."""
     try:
         from triton.runtime import interpreter
         builder, executor = interpreter.InterpreterBuilder, interpreter.GridExecutor
         load, store = builder.create_masked_load, builder.create_masked_store
         init_args = executor._init_args_hst
-    except (ImportError, AttributeError):
-        return False
+    except (ImportError, AttributeError) as missing:
+        return _unguarded(f"Triton {triton.__version__}'s interpreter lacks what it patches: "
+                          f"{missing}")
     if getattr(load, "_attncourse_guard", False):
         return True
 
@@ -225,7 +257,14 @@ def _guard_interpreter():
     guarded_load._attncourse_guard = True
     builder.create_masked_load, builder.create_masked_store = guarded_load, guarded_store
     executor._init_args_hst = recording_init_args
-    return True
+    if _guard_catches_out_of_bounds():
+        return True
+    global _launch_memory
+    builder.create_masked_load, builder.create_masked_store = load, store  # all undone
+    executor._init_args_hst = init_args
+    _launch_memory = None
+    return _unguarded(f"on Triton {triton.__version__} it did not catch a load past the end "
+                      f"of a tensor")
 
 
 BOUNDS_CHECKED = INTERPRETING and _guard_interpreter()
@@ -390,19 +429,209 @@ def _check_attention_inputs(q, k, v):
            f"q, k, v should share a dtype and a device; got {q.dtype}, {k.dtype}, {v.dtype}.")
 
 
+def _refuse_interpreted_bf16(dtype):
+    """The interpreter's bfloat16 ``tl.dot`` is garbage, silently: refuse rather than lie."""
+    if INTERPRETING and dtype == torch.bfloat16:
+        raise TritonUnavailable(
+            "bfloat16 cannot run in Triton's interpreter: its tl.dot multiplies bfloat16's raw "
+            "bit patterns and returns garbage without a word. Use float32 or float16 on the "
+            "CPU; bfloat16 works on a CUDA GPU, where the kernel is compiled.")
+
+
+def _flash_forward(q, k, v, causal, store_lse):
+    """Launch the forward kernel: ``(out, lse)``, both where the kernel ran (``lse`` unwritten
+    unless ``store_lse``)."""
+    batch, heads, seq_q, d = q.shape
+    seq_k = k.size(2)
+    out = q.new_empty(q.shape)  # (batch, heads, q_len, d)
+    lse = q.new_empty((batch, heads, seq_q), dtype=torch.float32)  # (batch, heads, q_len)
+    args = (q, k, v, out, lse, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
+            *out.stride()[:3], heads, seq_q, seq_k, LOG2_E / math.sqrt(d))
+    flags = {"D": d, "CAUSAL": bool(causal), "STORE_LSE": bool(store_lse)}
+    if INTERPRETING or q.dtype == torch.float32:  # small fixed blocks: checking, not speed
+        grid = (triton.cdiv(seq_q, 32), batch * heads)
+        _flash_forward_kernel[grid](*args, BLOCK_M=32, BLOCK_N=32, **flags)
+    else:
+        _autotuned()[lambda meta: (triton.cdiv(seq_q, meta["BLOCK_M"]), batch * heads)](
+            *args, **flags)
+    return out, lse
+
+
+# ------------------------------------------------ 3b. the backward pass: recompute, don't store
+#
+# With the loss's gradient dO (batch, heads, q_len, d) and, per query, L = log Σ_j exp(S_ij),
+# the weights come back tile by tile as P = exp(S − L), and (FlashAttention-2, Algorithm 2):
+#   D  = rowsum(dO ∘ O)             one number per query                 (_backward_preprocess)
+#   dV = Pᵀ dO,   dP = dO Vᵀ,   dS = P ∘ (dP − D),   dK = dSᵀ Q · scale   (_backward_dk_dv)
+#   dQ = dS K · scale                                                      (_backward_dq)
+# dK and dV sum over queries, dQ over keys: two kernels, so that each program owns the rows it
+# writes and no two programs add into the same memory.
+
+
+@triton.jit
+def _backward_preprocess(Out, dOut, Delta, stride_ob, stride_oh, stride_om, heads, seq_q,
+                         D: tl.constexpr, BLOCK_M: tl.constexpr):
+    """D_i = Σ_d dO_id · O_id for one block of queries of one head (it equals Σ_j P_ij dP_ij)."""
+    batch_head = tl.program_id(1)
+    batch, head = batch_head // heads, batch_head % heads
+    offset = batch.to(tl.int64) * stride_ob + head.to(tl.int64) * stride_oh
+    rows = tl.program_id(0) * BLOCK_M + tl.arange(0, BLOCK_M)  # (BLOCK_M,) query positions
+    tile = offset + rows[:, None] * stride_om + tl.arange(0, D)[None, :]  # (BLOCK_M, D)
+    in_range = rows < seq_q
+    o = tl.load(Out + tile, mask=in_range[:, None], other=0.0).to(tl.float32)
+    do = tl.load(dOut + tile, mask=in_range[:, None], other=0.0).to(tl.float32)
+    tl.store(Delta + batch_head.to(tl.int64) * seq_q + rows, tl.sum(o * do, 1), mask=in_range)
+
+
+@triton.jit
+def _recompute_weights(q, k, lse, rows, cols, seq_q, seq_k, qk_scale, CAUSAL: tl.constexpr):
+    """P = exp(S · scale − L) for one (BLOCK_M, BLOCK_N) tile, 0 where a key is hidden."""
+    s = tl.dot(q, tl.trans(k))  # (BLOCK_M, BLOCK_N) scores, not yet scaled
+    p = tl.exp2(s * qk_scale - lse[:, None] * 1.4426950408889634)  # base 2, as the forward
+    visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
+    if CAUSAL:
+        visible = visible & (cols[None, :] <= rows[:, None])
+    return tl.where(visible, p, 0.0)
+
+
+@triton.jit
+def _backward_dk_dv(Q, K, V, dOut, LSE, Delta, dK, dV,
+                    stride_qb, stride_qh, stride_qm, stride_kb, stride_kh, stride_kn,
+                    heads, seq_q, seq_k, sm_scale,
+                    D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                    CAUSAL: tl.constexpr):
+    """dK and dV of one block of keys of one head: its keys and values stay on chip while
+    the blocks of queries (and their dO, L, D) that can see them stream through."""
+    start_n = tl.program_id(0) * BLOCK_N  # this program's block of keys ...
+    batch_head = tl.program_id(1)  # ... of this (batch, head)
+    batch, head = batch_head // heads, batch_head % heads
+    q_offset = batch.to(tl.int64) * stride_qb + head.to(tl.int64) * stride_qh  # Q, dO
+    k_offset = batch.to(tl.int64) * stride_kb + head.to(tl.int64) * stride_kh  # K, V, dK, dV
+    row_offset = batch_head.to(tl.int64) * seq_q  # LSE, Delta: (batch · heads, seq_q)
+    cols = start_n + tl.arange(0, BLOCK_N)  # (BLOCK_N,) key positions
+    dims = tl.arange(0, D)
+    kv_tile = k_offset + cols[:, None] * stride_kn + dims[None, :]  # (BLOCK_N, D)
+    k = tl.load(K + kv_tile, mask=cols[:, None] < seq_k, other=0.0)
+    v = tl.load(V + kv_tile, mask=cols[:, None] < seq_k, other=0.0)
+    dk = tl.zeros([BLOCK_N, D], tl.float32)
+    dv = tl.zeros([BLOCK_N, D], tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    start = 0
+    if CAUSAL:  # queries before this block's first key see none of its keys
+        start = start_n // BLOCK_M * BLOCK_M
+    for start_m in range(start, seq_q, BLOCK_M):
+        rows = start_m + tl.arange(0, BLOCK_M)  # (BLOCK_M,) query positions
+        q_tile = q_offset + rows[:, None] * stride_qm + dims[None, :]  # (BLOCK_M, D)
+        q = tl.load(Q + q_tile, mask=rows[:, None] < seq_q, other=0.0)
+        do = tl.load(dOut + q_tile, mask=rows[:, None] < seq_q, other=0.0)
+        lse = tl.load(LSE + row_offset + rows, mask=rows < seq_q, other=0.0)  # (BLOCK_M,)
+        delta = tl.load(Delta + row_offset + rows, mask=rows < seq_q, other=0.0)
+        p = _recompute_weights(q, k, lse, rows, cols, seq_q, seq_k, qk_scale, CAUSAL)
+        dv += tl.dot(tl.trans(p).to(do.dtype), do)  # Pᵀ dO: (BLOCK_N, D)
+        dp = tl.dot(do, tl.trans(v))  # dO Vᵀ: (BLOCK_M, BLOCK_N)
+        ds = p * (dp - delta[:, None])  # the softmax's backward, row by row
+        dk += tl.dot(tl.trans(ds).to(q.dtype), q)  # dSᵀ Q: (BLOCK_N, D)
+    dk *= sm_scale  # S = Q Kᵀ · scale: the scale comes back once, at the end
+    tl.store(dK + kv_tile, dk.to(dK.dtype.element_ty), mask=cols[:, None] < seq_k)
+    tl.store(dV + kv_tile, dv.to(dV.dtype.element_ty), mask=cols[:, None] < seq_k)
+
+
+@triton.jit
+def _backward_dq(Q, K, V, dOut, LSE, Delta, dQ,
+                 stride_qb, stride_qh, stride_qm, stride_kb, stride_kh, stride_kn,
+                 heads, seq_q, seq_k, sm_scale,
+                 D: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                 CAUSAL: tl.constexpr):
+    """dQ of one block of queries of one head: its queries, dO, L and D stay on chip while
+    the blocks of keys and values it can see stream through (as in the forward pass)."""
+    start_m = tl.program_id(0) * BLOCK_M
+    batch_head = tl.program_id(1)
+    batch, head = batch_head // heads, batch_head % heads
+    q_offset = batch.to(tl.int64) * stride_qb + head.to(tl.int64) * stride_qh
+    k_offset = batch.to(tl.int64) * stride_kb + head.to(tl.int64) * stride_kh
+    row_offset = batch_head.to(tl.int64) * seq_q
+    rows = start_m + tl.arange(0, BLOCK_M)
+    dims = tl.arange(0, D)
+    q_tile = q_offset + rows[:, None] * stride_qm + dims[None, :]  # (BLOCK_M, D)
+    q = tl.load(Q + q_tile, mask=rows[:, None] < seq_q, other=0.0)
+    do = tl.load(dOut + q_tile, mask=rows[:, None] < seq_q, other=0.0)
+    lse = tl.load(LSE + row_offset + rows, mask=rows < seq_q, other=0.0)
+    delta = tl.load(Delta + row_offset + rows, mask=rows < seq_q, other=0.0)
+    dq = tl.zeros([BLOCK_M, D], tl.float32)
+    qk_scale = sm_scale * 1.4426950408889634
+    end = seq_k
+    if CAUSAL:  # key blocks right of the diagonal: never visited, as in the forward
+        end = tl.minimum(start_m + BLOCK_M, seq_k)
+    for start_n in range(0, end, BLOCK_N):
+        cols = start_n + tl.arange(0, BLOCK_N)
+        kv_tile = k_offset + cols[:, None] * stride_kn + dims[None, :]  # (BLOCK_N, D)
+        k = tl.load(K + kv_tile, mask=cols[:, None] < seq_k, other=0.0)
+        v = tl.load(V + kv_tile, mask=cols[:, None] < seq_k, other=0.0)
+        p = _recompute_weights(q, k, lse, rows, cols, seq_q, seq_k, qk_scale, CAUSAL)
+        dp = tl.dot(do, tl.trans(v))  # (BLOCK_M, BLOCK_N)
+        ds = p * (dp - delta[:, None])
+        dq += tl.dot(ds.to(k.dtype), k)  # dS K: (BLOCK_M, D)
+    dq *= sm_scale
+    tl.store(dQ + q_tile, dq.to(dQ.dtype.element_ty), mask=rows[:, None] < seq_q)
+
+
+def _flash_backward(q, k, v, out, lse, d_out, causal):
+    """``(dq, dk, dv)`` from the saved inputs, output and logsumexp: three launches."""
+    q, k, v, out, d_out = (t.contiguous() for t in (q, k, v, out, d_out))  # shared strides
+    batch, heads, seq_q, d = q.shape
+    seq_k = k.size(2)
+    block = 32 if INTERPRETING or d > 64 else 64  # on-chip memory: smaller tiles for big d
+    delta = torch.empty_like(lse)  # (batch, heads, q_len) float32
+    _backward_preprocess[(triton.cdiv(seq_q, block), batch * heads)](
+        out, d_out, delta, *out.stride()[:3], heads, seq_q, D=d, BLOCK_M=block)
+    dq, dk, dv = torch.empty_like(q), torch.empty_like(k), torch.empty_like(v)
+    args = (*q.stride()[:3], *k.stride()[:3], heads, seq_q, seq_k, 1 / math.sqrt(d))
+    flags = {"D": d, "BLOCK_M": block, "BLOCK_N": block, "CAUSAL": bool(causal)}
+    _backward_dk_dv[(triton.cdiv(seq_k, block), batch * heads)](
+        q, k, v, d_out, lse, delta, dk, dv, *args, **flags)
+    _backward_dq[(triton.cdiv(seq_q, block), batch * heads)](
+        q, k, v, d_out, lse, delta, dq, *args, **flags)
+    return dq, dk, dv
+
+
+class _FlashAttention(torch.autograd.Function):
+    """The forward kernel, and the three backward kernels as its gradient: what autograd calls."""
+
+    @staticmethod
+    def forward(ctx, q, k, v, causal, return_lse):
+        ctx.device, ctx.causal = q.device, causal
+        q, k, v = (t if t.stride(-1) == 1 else t.contiguous()
+                   for t in _on_kernel_device(q, k, v))
+        out, lse = _flash_forward(q, k, v, causal, return_lse or any(ctx.needs_input_grad))
+        ctx.save_for_backward(q, k, v, out, lse)
+        out, lse = out.to(ctx.device), lse.to(ctx.device)
+        ctx.mark_non_differentiable(lse)
+        return out, lse
+
+    @staticmethod
+    def backward(ctx, d_out, d_lse):
+        q, k, v, out, lse = ctx.saved_tensors
+        (d_out,) = _on_kernel_device(d_out)
+        grads = _flash_backward(q, k, v, out, lse, d_out, ctx.causal)
+        return (*(g.to(ctx.device) for g in grads), None, None)
+
+
 def flash_attention(q, k, v, causal=False, return_lse=False):
     """Scaled dot-product attention by one fused Triton kernel: ``q`` ``(batch, heads, q_len,
     d)``, ``k``, ``v`` ``(batch, heads, k_len, d)`` → output ``(batch, heads, q_len, d)``,
     equal to ``F.scaled_dot_product_attention(q, k, v, is_causal=causal)`` up to rounding.
     ``causal``: query i sees keys 0..i (top-left aligned, as SDPA). With ``return_lse`` also
     ``(batch, heads, q_len)`` float32: each query's log Σ exp(scaled scores), which is what a
-    backward pass keeps instead of the weights.
+    backward pass keeps instead of the weights. It trains: gradients reach q, k and v through
+    three backward kernels (section 3b) that recompute the weights from that logsumexp.
 
-    The weights are never stored: memory grows with the sequence, not its square. float16,
-    bfloat16 and float32; d in 16, 32, 64, 128, 256. On a GPU the block sizes are autotuned
-    (for float16/bfloat16); in the interpreter they are 32 × 32. Without Triton the result
-    comes from PyTorch (SDPA), so that the course can go on."""
+    The weights are never stored: memory grows with the sequence, not its square. float16 and
+    float32 everywhere, bfloat16 on a GPU only (the interpreter has no bfloat16 ``tl.dot``:
+    asked for one, it refuses); d in 16, 32, 64, 128, 256. On a GPU the forward's block sizes
+    are autotuned (for float16/bfloat16); in the interpreter they are 32 × 32. Without Triton
+    the result comes from PyTorch (SDPA), so that the course can go on."""
     _check_attention_inputs(q, k, v)
+    _refuse_interpreted_bf16(q.dtype)
     batch, heads, seq_q, d = q.shape
     seq_k = k.size(2)
     if not CAN_RUN:
@@ -415,21 +644,8 @@ def flash_attention(q, k, v, causal=False, return_lse=False):
             scores = scores.masked_fill(~torch.ones(seq_q, seq_k, dtype=torch.bool,
                                                     device=q.device).tril(), -math.inf)
         return out, scores.logsumexp(dim=-1)
-    device = q.device
-    q, k, v = (t if t.stride(-1) == 1 else t.contiguous() for t in _on_kernel_device(q, k, v))
-    out = q.new_empty(q.shape)  # (batch, heads, q_len, d)
-    lse = q.new_empty((batch, heads, seq_q), dtype=torch.float32) if return_lse else out
-    args = (q, k, v, out, lse, *q.stride()[:3], *k.stride()[:3], *v.stride()[:3],
-            *out.stride()[:3], heads, seq_q, seq_k, LOG2_E / math.sqrt(d))
-    flags = {"D": d, "CAUSAL": bool(causal), "STORE_LSE": bool(return_lse)}
-    if INTERPRETING or q.dtype == torch.float32:  # small fixed blocks: checking, not speed
-        grid = (triton.cdiv(seq_q, 32), batch * heads)
-        _flash_forward_kernel[grid](*args, BLOCK_M=32, BLOCK_N=32, **flags)
-    else:
-        _autotuned()[lambda meta: (triton.cdiv(seq_q, meta["BLOCK_M"]), batch * heads)](
-            *args, **flags)
-    out = out.to(device)
-    return (out, lse.to(device)) if return_lse else out
+    out, lse = _FlashAttention.apply(q, k, v, bool(causal), bool(return_lse))
+    return (out, lse) if return_lse else out
 
 
 # ------------------------------------------------------------------ 4. what it saves

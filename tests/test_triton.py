@@ -140,6 +140,122 @@ def test_a_store_past_the_end_is_an_error_not_a_corruption():
     assert torch.equal(out, torch.arange(10.0))
 
 
+@interpreted
+def test_the_bounds_check_proves_itself_at_import():
+    assert fl.BOUNDS_CHECKED and fl.UNGUARDED_BECAUSE == ""
+    assert fl._guard_catches_out_of_bounds()
+
+
+def _unpatched_interpreter(monkeypatch):
+    """Triton's interpreter as it was before the bounds check was installed (for this test)."""
+    from triton.runtime import interpreter
+
+    builder, executor = interpreter.InterpreterBuilder, interpreter.GridExecutor
+    originals = {}
+    for owner, name in ((builder, "create_masked_load"), (builder, "create_masked_store"),
+                        (executor, "_init_args_hst")):
+        patched = getattr(owner, name)
+        originals[name] = next(c.cell_contents for c in patched.__closure__
+                               if callable(c.cell_contents)
+                               and c.cell_contents.__name__ == name)
+        monkeypatch.setattr(owner, name, originals[name])
+    monkeypatch.setattr(fl, "UNGUARDED_BECAUSE", "")
+    return builder, executor, originals
+
+
+@interpreted
+def test_a_bounds_check_that_fails_its_self_test_is_undone_and_said(monkeypatch):
+    builder, executor, originals = _unpatched_interpreter(monkeypatch)
+    monkeypatch.setattr(fl, "_check_addresses", lambda *args: None)  # a guard that guards nothing
+    with pytest.warns(UserWarning, match="bounds check is off .*did not catch a load"):
+        assert fl._guard_interpreter() is False
+    assert builder.create_masked_load is originals["create_masked_load"]  # nothing half-patched
+    assert builder.create_masked_store is originals["create_masked_store"]
+    assert executor._init_args_hst is originals["_init_args_hst"]
+    assert "bounds check is off" in fl.status()
+
+
+@interpreted
+def test_where_tritons_insides_moved_the_bounds_check_is_skipped_and_said(monkeypatch):
+    builder, executor, originals = _unpatched_interpreter(monkeypatch)
+    monkeypatch.delattr(executor, "_init_args_hst")  # as if another Triton renamed it
+    with pytest.warns(UserWarning, match="bounds check is off .*lacks what it patches"):
+        assert fl._guard_interpreter() is False
+    assert builder.create_masked_load is originals["create_masked_load"]
+
+
+# --------------------------------------------------------------------- the backward pass
+
+
+def _gradients(attend, q, k, v, d_out):
+    q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+    return torch.autograd.grad(attend(q, k, v), (q, k, v), d_out)
+
+
+def _sdpa_gradients(q, k, v, d_out, causal):
+    return _gradients(lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=causal),
+                      q, k, v, d_out)
+
+
+BACKWARD_SHAPES = [  # (batch, heads, seq_q, seq_k, d): blocks of 32 in the interpreter
+    (1, 2, 32, 32, 16),  # one block
+    (2, 1, 40, 40, 16),  # 40 = 32 + 8: the last block of queries and of keys is partial
+    (1, 1, 24, 56, 32),  # seq_q != seq_k (causal: top-left aligned, as SDPA)
+]
+
+
+@interpreted
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+@pytest.mark.parametrize("shape", BACKWARD_SHAPES, ids=lambda s: "x".join(map(str, s)))
+def test_flash_attention_gradients_equal_sdpas_in_float32(shape, causal):
+    batch, heads, seq_q, seq_k, d = shape
+    q, k, v = randn(batch, heads, seq_q, d, seed=20), *(
+        randn(batch, heads, seq_k, d, seed=s) for s in (21, 22))
+    d_out = randn(batch, heads, seq_q, d, seed=23)
+    ours = _gradients(lambda q, k, v: fl.flash_attention(q, k, v, causal=causal), q, k, v, d_out)
+    for name, got, want in zip("qkv", ours, _sdpa_gradients(q, k, v, d_out, causal)):
+        assert torch.allclose(got, want, atol=2e-5, rtol=1e-4), f"d{name} differs from SDPA's"
+
+
+@interpreted
+@pytest.mark.parametrize("causal", [False, True], ids=["full", "causal"])
+def test_flash_attention_gradients_in_float16_and_float64(causal):
+    q, k, v, d_out = (randn(1, 2, 40, 32, seed=s, dtype=torch.float16) for s in range(30, 34))
+    exact = _sdpa_gradients(*(t.double() for t in (q, k, v, d_out)), causal)
+    ours = _gradients(lambda q, k, v: fl.flash_attention(q, k, v, causal=causal), q, k, v, d_out)
+    for name, got, want in zip("qkv", ours, exact):  # float16 inputs, float32 accumulation
+        assert got.dtype == torch.float16
+        assert (got.double() - want).abs().max() < 1e-2, f"d{name} differs from SDPA's"
+    # float64 in, float64 out; the accumulators stay float32, so agreement is float32's
+    ours = _gradients(lambda q, k, v: fl.flash_attention(q, k, v, causal=causal),
+                      *(t.double() for t in (q, k, v, d_out)))
+    for name, got, want in zip("qkv", ours, exact):
+        assert got.dtype == torch.float64
+        assert (got - want).abs().max() < 1e-5, f"d{name} differs from SDPA's"
+
+
+@interpreted
+def test_flash_attention_passes_gradcheck():
+    """Finite differences in float64. The kernels accumulate in float32 (~1e-7 relative), so
+    gradcheck's default step of 1e-6 would drown in that rounding: a step of 1e-3 and
+    tolerances of 1e-3 keep it meaningful — a missing scale or transpose is off by far more.
+    ``fast_mode`` checks random projections of the Jacobian: seconds instead of a minute."""
+    q, k, v = (randn(1, 1, 12, 16, seed=s, dtype=torch.float64).requires_grad_()
+               for s in range(40, 43))
+    for causal in (False, True):
+        assert torch.autograd.gradcheck(
+            lambda q, k, v, causal=causal: fl.flash_attention(q, k, v, causal=causal), (q, k, v),
+            eps=1e-3, atol=1e-3, rtol=1e-3, fast_mode=True)
+
+
+@interpreted
+def test_bfloat16_is_refused_in_the_interpreter_not_miscomputed():
+    b = randn(1, 1, 16, 16, dtype=torch.bfloat16)
+    with pytest.raises(fl.TritonUnavailable, match="bfloat16 cannot run in Triton's interpreter"
+                                                   r".*float32 or float16.*GPU"):
+        fl.flash_attention(b, b, b)
+
+
 # ------------------------------------------------------------------- counting helpers
 
 
