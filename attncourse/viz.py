@@ -124,6 +124,72 @@ def images_beside_maps(images, maps, titles=None, map_title="map", columns=3, vm
     return fig
 
 
+def _categories(ax, codes, names, colours, title):
+    """Draw a matrix of category codes, one colour each, with a legend naming them."""
+    from matplotlib.colors import ListedColormap
+    from matplotlib.patches import Patch
+
+    ax.imshow(codes, cmap=ListedColormap(colours), vmin=-0.5, vmax=len(colours) - 0.5,
+              aspect="auto")
+    ax.legend(handles=[Patch(color=c, label=n) for c, n in zip(colours, names)],
+              loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, frameon=False)
+    ax.set_title(title)
+    return ax
+
+
+def pointer_tile(n_rows, n_cols, row_stride, rows, cols, ax=None):
+    """The offsets a 2-D Triton tile loads, ``rows[:, None] * row_stride + cols[None, :]``,
+    drawn on memory: an (n_rows, n_cols) tensor whose rows lie ``row_stride`` apart; the
+    tile's lanes are labelled with their offsets, those the mask switches off shaded apart."""
+    import numpy as np
+
+    rows, cols = np.asarray(rows), np.asarray(cols)
+    height, width = max(n_rows, rows.max() + 1), max(row_stride, cols.max() + 1)
+    codes = np.zeros((height, width), dtype=int)  # 0: memory that is not the tensor's
+    codes[:n_rows, :n_cols] = 1  # the tensor's elements
+    inside = (rows[:, None] < n_rows) & (cols[None, :] < n_cols)  # the mask
+    codes[np.ix_(rows, cols)] = np.where(inside, 2, 3)
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.42 * width + 2.6, 0.42 * height + 0.8))
+    _categories(ax, codes, ["other memory", "the tensor", "loaded lane", "masked lane"],
+                ["#f2f2f2", "#b8dfc9", "#21918c", "#fde725"],
+                f"a ({len(rows)}, {len(cols)}) tile: rows[:, None] * {row_stride} + cols[None, :]")
+    for i in rows:
+        for j in cols:
+            ax.text(j, i, str(i * row_stride + j), ha="center", va="center", fontsize=7,
+                    color="white" if codes[i, j] == 2 else "black")
+    ax.set_xticks(range(width))
+    ax.set_yticks(range(height))
+    ax.set_xlabel("column")
+    ax.set_ylabel("row")
+    return ax
+
+
+def causal_schedule(seq, block_m, block_n, ax=None):
+    """Which (block_m, block_n) tiles of a causal score matrix a two-stage kernel computes
+    without a mask (every key before every query of the block), computes with one (the tile
+    crosses the diagonal or the end), or skips (every key after every query)."""
+    import numpy as np
+
+    n_m, n_n = -(-seq // block_m), -(-seq // block_n)
+    codes = np.zeros((n_m, n_n), dtype=int)  # 0: skipped
+    for i in range(n_m):
+        first, last = i * block_m, min(seq, (i + 1) * block_m) - 1  # the block's queries
+        for j in range(n_n):
+            start, end = j * block_n, (j + 1) * block_n - 1  # the block's keys
+            if start <= last:
+                codes[i, j] = 1 if end <= first and end < seq else 2
+    if ax is None:
+        _, ax = plt.subplots(figsize=(0.35 * n_n + 3.2, 0.35 * n_m + 1.0))
+    counts = [(codes == k).sum() for k in range(3)]
+    _categories(ax, codes, [f"skipped ({counts[0]})", f"no mask ({counts[1]})",
+                            f"masked ({counts[2]})"], ["#f2f2f2", "#21918c", "#fde725"],
+                f"causal, {seq} tokens, tiles of {block_m} × {block_n}")
+    ax.set_xlabel("key block")
+    ax.set_ylabel("query block")
+    return ax
+
+
 def interact(plot, **controls):
     """A widget wrapper: re-run ``plot(**values)`` when a control changes.
 

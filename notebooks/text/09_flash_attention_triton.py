@@ -305,6 +305,18 @@ fig = viz.heatmap_row([visit_order(128, 16, False), visit_order(128, 16, True)],
 
 
 # %% [markdown]
+# Every load in the kernel is a **2-D tile of pointers**: `rows[:, None] * stride + cols[None, :]`
+# broadcasts a column of row starts against a row of column offsets, giving one address per lane.
+# The same goes for its mask, `(rows[:, None] < n_rows) & (cols[None, :] < n_cols)`. Here a
+# `(4, 4)` tile at row 3, column 4 of a `(5, 6)` tensor whose rows lie 8 elements apart (a slice
+# of a wider one): each lane shows the offset it reads; the lanes past the last row or column
+# are masked — unmasked, they would read the neighbouring memory or run past the tensor's end.
+
+# %% attncourse={"alt": "A grid of 7 rows by 8 columns of memory: the (5, 6) tensor in light green, the rest of each 8-element row in grey; a 4 by 4 tile at rows 3 to 6, columns 4 to 7, each lane labelled with its offset row times 8 plus column; the four lanes inside the tensor (28, 29, 36, 37) are dark teal, the twelve past its last row or column are yellow, masked"}
+ax = viz.pointer_tile(n_rows=5, n_cols=6, row_stride=8, rows=range(3, 7), cols=range(4, 8))
+plt.show()
+
+# %% [markdown]
 # **Exercise `flash_attention`.** Below is the whole kernel and its launcher: blocks of 16 queries
 # and 16 keys, float32, the state initialised, the loop over key blocks with each block's scores
 # `s` `(BLOCK, BLOCK)` computed and masked (keys past the end of the sequence, and for causal
@@ -383,6 +395,17 @@ check("flash_attention", flash_attention)
 #
 # Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
 # multiple of the block:
+
+# %% [markdown]
+# The two-stage loop, drawn for a causal kernel with 128-query and 64-key tiles at 500 tokens:
+# the tiles wholly left of the diagonal run without a mask, only those that cross the diagonal
+# (or the end of the sequence) build one, and those right of it are never visited. As the
+# sequence grows, the masked tiles stay a thin band along the diagonal while the unmasked ones
+# grow with its square.
+
+# %% attncourse={"alt": "A 4 by 8 grid of tiles, query blocks down and key blocks across: in each query block the key blocks left of the diagonal are teal (no mask, 12 tiles), the two crossing the diagonal are yellow (masked, 8 tiles), and the rest, right of the diagonal, are grey (skipped, 12 tiles)"}
+ax = viz.causal_schedule(500, block_m=128, block_n=64)
+plt.show()
 
 # %% tags=["nbval-check-output"]
 gen = torch.Generator().manual_seed(0)
