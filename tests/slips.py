@@ -2466,82 +2466,155 @@ SLIPS["attention_with_dropout"] = {
 
 
 # ------------------------------------------------------------------------------------------
-# TODO(11_attention_today): slips for notebook 11's placeholder exercises (scripts/new_notebook.py
-# wrote them); replace them with the slips learners make in its real exercises.
+# notebook 11: the sliding-window mask, ALiBi's bias, one step of linear attention
 # ------------------------------------------------------------------------------------------
 
 
-def nb11_scale_div(x, factor):
-    return torch.div(x, factor)
+def _nb11_grid(n):
+    return torch.arange(n)[:, None], torch.arange(n)[None, :]
 
 
-def nb11_scale_plus(x, factor):
-    return x + factor
+def window_ge(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return (j <= i) & ((i - j <= window) | (j < num_sinks))
 
 
-def nb11_scale_twice(x, factor):
-    y = x * factor
-    return y * factor
+def window_short(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return (j <= i) & ((i - j < window - 1) | (j < num_sinks))
 
 
-def nb11_scale_in_place(x, factor):
-    x *= factor
-    return x
+def window_sinks_unmasked(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return ((j <= i) & (i - j < window)) | (j < num_sinks)
 
 
-def nb11_scale_forgot_factor(x, factor):
-    return x
+def window_sinks_in_band(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return (j <= i) & (i - j < window + num_sinks)
 
 
-def nb11_scale_returns_factor(x, factor):
-    return factor
+def window_sink_rows(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return (j <= i) & ((i - j < window) | (i < num_sinks))
 
 
-def nb11_rows_dim_0(x):
-    return torch.sum(x, dim=0)
+def window_no_sinks(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return (j <= i) & (i - j < window)
 
 
-def nb11_rows_loop(x):
-    total = 0
-    for row in x:
-        total = total + row
-    return total
+def window_two_sided(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return ((i - j).abs() < window) | ((j <= i) & (j < num_sinks))
 
 
-def nb11_rows_dim_1(x):
-    return x.sum(1)
+def window_float(seq_len, window, num_sinks=0):
+    i, j = _nb11_grid(seq_len)
+    return ((j <= i) & ((i - j < window) | (j < num_sinks))).float()
 
 
-def nb11_rows_everything(x):
-    return torch.sum(x)
+def alibi_positive(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return slopes[:, None, None] * (i - j).clamp(min=0)
 
 
-def nb11_rows_keepdim(x):
-    return x.sum(-1, keepdim=True)
+def alibi_abs(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return -slopes[:, None, None] * (i - j).abs()
 
 
-def nb11_rows_mean(x):
-    return x.mean(-1)
+def alibi_unclamped(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return -slopes[:, None, None] * (i - j)
 
 
-def nb11_rows_numpy(x):
-    return x.numpy().sum(-1)
+def alibi_inf(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    bias = -slopes[:, None, None] * (i - j).clamp(min=0)
+    return bias.masked_fill(j > i, float("-inf"))
 
 
-SLIPS["nb11_scale"] = {
-    nb11_scale_div: "divided",
-    nb11_scale_plus: "added",
-    nb11_scale_twice: "squared",
-    nb11_scale_in_place: "changed_input_in_place",
-    nb11_scale_forgot_factor: "factor_ignored",
-    nb11_scale_returns_factor: None,
+def alibi_plus_one(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return -slopes[:, None, None] * (i - j + 1).clamp(min=0)
+
+
+def alibi_flipped(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return -slopes.flip(0)[:, None, None] * (i - j).clamp(min=0)
+
+
+def alibi_first_slope(slopes, seq_len):
+    i, j = _nb11_grid(seq_len)
+    return -slopes[0] * (i - j).clamp(min=0)
+
+
+def step_after_read(S, z, phi_q, phi_k, v):
+    out = (phi_q[..., None, :] @ S)[..., 0, :] / (phi_q * z).sum(-1, keepdim=True)
+    return out, S + phi_k[..., :, None] * v[..., None, :], z + phi_k
+
+
+def step_unnormalised(S, z, phi_q, phi_k, v):
+    S = S + phi_k[..., :, None] * v[..., None, :]
+    return (phi_q[..., None, :] @ S)[..., 0, :], S, z + phi_k
+
+
+def step_z_kept(S, z, phi_q, phi_k, v):
+    S = S + phi_k[..., :, None] * v[..., None, :]
+    return (phi_q[..., None, :] @ S)[..., 0, :] / (phi_q * z).sum(-1, keepdim=True), S, z
+
+
+def step_vk(S, z, phi_q, phi_k, v):
+    S = S + v[..., :, None] * phi_k[..., None, :]
+    z = z + phi_k
+    return (phi_q[..., None, :] @ S)[..., 0, :] / (phi_q * z).sum(-1, keepdim=True), S, z
+
+
+def step_mapped_again(S, z, phi_q, phi_k, v):
+    phi_q, phi_k = F.elu(phi_q) + 1, F.elu(phi_k) + 1
+    S = S + phi_k[..., :, None] * v[..., None, :]
+    z = z + phi_k
+    return (phi_q[..., None, :] @ S)[..., 0, :] / (phi_q * z).sum(-1, keepdim=True), S, z
+
+
+def step_key_denominator(S, z, phi_q, phi_k, v):
+    S = S + phi_k[..., :, None] * v[..., None, :]
+    z = z + phi_k
+    return (phi_q[..., None, :] @ S)[..., 0, :] / (phi_k * z).sum(-1, keepdim=True), S, z
+
+
+def step_stale_state(S, z, phi_q, phi_k, v):
+    S_new = S + phi_k[..., :, None] * v[..., None, :]
+    z_new = z + phi_k
+    return (phi_q[..., None, :] @ S_new)[..., 0, :] / (phi_q * z_new).sum(-1, keepdim=True), S, z
+
+
+SLIPS["sliding_window_mask"] = {
+    window_ge: "window_plus_one",
+    window_short: "window_minus_one",
+    window_sinks_unmasked: "sinks_see_the_future",
+    window_sinks_in_band: "sinks_widen_the_band",
+    window_sink_rows: "sinks_as_rows",
+    window_no_sinks: "sinks_ignored",
+    window_two_sided: "not_causal",
+    window_float: "float_mask",
 }
-SLIPS["nb11_row_sums"] = {
-    nb11_rows_dim_0: "wrong_dim",
-    nb11_rows_loop: "wrong_dim",
-    nb11_rows_dim_1: "dim_1",
-    nb11_rows_everything: "summed_everything",
-    nb11_rows_keepdim: "kept_dim",
-    nb11_rows_mean: "mean_not_sum",
-    nb11_rows_numpy: None,
+SLIPS["alibi_bias"] = {
+    alibi_positive: "sign_flipped",
+    alibi_abs: "absolute_distance",
+    alibi_unclamped: "future_gets_a_bonus",
+    alibi_inf: "minus_inf_above",
+    alibi_plus_one: "off_by_one",
+    alibi_flipped: "slopes_reversed",
+    alibi_first_slope: "one_head_only",
+}
+SLIPS["linear_attention_step"] = {
+    step_after_read: "read_before_update",
+    step_unnormalised: "no_normaliser",
+    step_z_kept: "z_not_updated",
+    step_vk: "key_and_value_swapped",
+    step_mapped_again: "feature_map_twice",
+    step_key_denominator: "key_in_the_normaliser",
+    step_stale_state: "old_state_returned",
 }
