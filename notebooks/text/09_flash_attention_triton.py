@@ -386,26 +386,55 @@ check("flash_attention", flash_attention)
 # - any strides, batch and heads separate, 64-bit offsets (large tensors pass $2^{31}$ elements);
 # - the loop in two parts: key blocks every query of the program sees whole run **without any
 #   mask**; only the rest — the causal diagonal, the last partial block — pays for one;
-# - the scale folded into base-2 exponentials, `tl.exp2(s * scale * log2(e) - m)`: a GPU
-#   computes $e^x$ as $2^{x \log_2 e}$ anyway, so folding $\log_2 e$ into the scale saves a
-#   multiplication per score;
+# - the scale folded into base-2 exponentials, `tl.exp2(s * scale * log2(e) - m)`, the running
+#   max `m` kept in the same base-2 units (below);
 # - `acc` updated inside `tl.dot(p, v, acc)`, which adds the product into it on the tensor cores;
 # - on a GPU, block sizes, warps and pipeline stages **autotuned** per problem shape
-#   (`triton.autotune`); here, 32 × 32 blocks.
+#   (`triton.autotune`, section 4); here, 32 × 32 blocks.
 #
-# Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
-# multiple of the block:
-
-# %% [markdown]
-# The two-stage loop, drawn for a causal kernel with 128-query and 64-key tiles at 500 tokens:
-# the tiles wholly left of the diagonal run without a mask, only those that cross the diagonal
-# (or the end of the sequence) build one, and those right of it are never visited. As the
-# sequence grows, the masked tiles stay a thin band along the diagonal while the unmasked ones
-# grow with its square.
+# **Two stages.** A mask costs work on every score of a tile: build the comparison
+# `cols <= rows`, then a `tl.where`. The package's causal loop therefore runs in two stages: the
+# key blocks wholly left of the diagonal, where every key precedes every query of the program,
+# with no mask at all; then the blocks that cross the diagonal, with one. Drawn for 128-query
+# and 64-key tiles at 500 tokens (the last blocks, which run past the end, are masked too):
 
 # %% attncourse={"alt": "A 4 by 8 grid of tiles, query blocks down and key blocks across: in each query block the key blocks left of the diagonal are teal (no mask, 12 tiles), the two crossing the diagonal are yellow (masked, 8 tiles), and the rest, right of the diagonal, are grey (skipped, 12 tiles)"}
 ax = viz.causal_schedule(500, block_m=128, block_n=64)
 plt.show()
+
+# %% [markdown]
+# The masked tiles are a band along the diagonal, two per 128-query block here, while the
+# unmasked ones grow with the square of the length: the longer the sequence, the smaller the
+# share of tiles that pays for a mask.
+
+# %% tags=["nbval-check-output"]
+for seq in (1024, 4096, 16384):
+    visited, _ = fl.tiles_visited(seq, seq, 128, 64, causal=True)
+    masked = 2 * (seq // 128)  # the two 64-key tiles that cross each query block's diagonal
+    print(f"{seq:>6,} tokens: {visited:>6,} tiles computed, {masked / visited:.1%} of them masked")
+
+# %% [markdown]
+# **Base 2.** A GPU has no instruction for $e^x$. Its special-function unit computes $2^x$ in one
+# instruction (`ex2`), and `tl.exp` becomes $2^{x \log_2 e}$: a multiplication, then `ex2`, for
+# every score. Since $e^{a x} = 2^{a x \log_2 e}$, the kernel folds $\log_2 e$ into the softmax
+# scale once, `qk_scale = scale * log2(e)`, and calls `tl.exp2` directly: one multiplication per
+# score fewer, on the hottest line of the loop. The running max must then be kept in the same
+# base-2 units (a max of `s * qk_scale`), and the rescale is `tl.exp2(m_i - m_new)`; the
+# softmax does not change, because numerator and denominator are taken in the same base. And
+# $L = m + \log \ell$ for the backward pass comes out in base 2 too, so the kernel converts it
+# once at the end. The identity in PyTorch:
+
+# %% tags=["nbval-check-output"]
+s = torch.randn(4, 64, generator=torch.Generator().manual_seed(3)) * 5
+scale = 1 / math.sqrt(64)
+qk_scale = scale * math.log2(math.e)  # log2(e) folded into the scale, once
+base2 = torch.exp2(s * qk_scale - (s * qk_scale).amax(-1, keepdim=True))
+print("exp2 weights, normalised, equal softmax(s · scale) within 1e-6:",
+      torch.allclose(base2 / base2.sum(-1, keepdim=True), (s * scale).softmax(-1), atol=1e-6))
+
+# %% [markdown]
+# Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
+# multiple of the block:
 
 # %% tags=["nbval-check-output"]
 gen = torch.Generator().manual_seed(0)
