@@ -36,12 +36,16 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from attncourse.alibi import ALiBiAttention
 from attncourse.efficient import KVCache, decode_with_caches
 from attncourse.errors import expect, shape_of
 from attncourse.fit import FitConfig, FitHistory, evaluating, fit, torch_threads
 from attncourse.layers import EncoderLayer, FeedForward, sinusoidal_positions
+from attncourse.linear_attention import LinearAttention, LinearState
+from attncourse.mla import LatentCache, MultiHeadLatentAttention
 from attncourse.multihead import MultiHeadAttention, check_num_heads
 from attncourse.rope import RotaryMultiHeadAttention
+from attncourse.sliding_window import SlidingWindowAttention
 
 # ------------------------------------------------------------------------ 1. text to ids
 
@@ -290,6 +294,28 @@ class Positions(str, Enum):
 POSITIONS = tuple(kind.value for kind in Positions)
 
 
+class Attention(str, Enum):
+    """Which attention a :class:`GPT`'s blocks use (notebook 11): ``SOFTMAX`` (notebook 08's),
+    ``ALIBI`` (softmax with distance penalties, no position vectors: ``positions="none"``),
+    ``SLIDING_WINDOW`` (softmax over the last ``window`` positions and ``num_sinks`` first
+    ones), ``LINEAR`` (a feature map instead of the softmax; learned, sinusoidal or no
+    positions) or ``MLA`` (multi-head latent attention, with its own rotary key:
+    ``positions="rotary"``). A member equals its string."""
+
+    SOFTMAX = "softmax"
+    ALIBI = "alibi"
+    SLIDING_WINDOW = "sliding_window"
+    LINEAR = "linear"
+    MLA = "mla"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+#: The names :class:`GPTConfig` accepts for ``attention``.
+ATTENTIONS = tuple(kind.value for kind in Attention)
+
+
 
 @dataclass
 class GPTConfig:
@@ -297,7 +323,11 @@ class GPTConfig:
     how far learned positions reach); ``positions`` is a :class:`Positions` or its name,
     ``"learned"``, ``"sinusoidal"``, ``"rotary"`` or ``"none"``; ``max_len`` is how far the
     sinusoidal table reaches, as in :class:`~attncourse.layers.PositionalEncoding` (rotary
-    angles are computed for any position, so rotary and none have no limit)."""
+    angles are computed for any position, so rotary and none have no limit).
+
+    ``attention`` (an :class:`Attention` or its name) picks the blocks' attention; ``window``
+    and ``num_sinks`` shape the sliding window, ``d_latent`` and ``d_rope`` MLA's cache. The
+    defaults are notebook 08's model."""
 
     vocab_size: int
     context: int = 64
@@ -309,6 +339,11 @@ class GPTConfig:
     positions: Positions = Positions.ROTARY
     tie_weights: bool = True
     max_len: int = 4096
+    attention: Attention = Attention.SOFTMAX
+    window: int = 32
+    num_sinks: int = 0
+    d_latent: int = 16
+    d_rope: int = 8
 
     @property
     def d_k(self) -> int:
@@ -333,6 +368,21 @@ class GPTConfig:
             expect(self.d_k % 2 == 0, f"rotary positions turn pairs of features: each head's "
                                       f"d_k = d_model / num_heads should be even, got "
                                       f"{self.d_model} / {self.num_heads} = {self.d_k}.")
+        expect(self.attention in ATTENTIONS,
+               f"attention should be one of {ATTENTIONS}, got {self.attention!r}.")
+        self.attention = Attention(self.attention)
+        needs = {Attention.ALIBI: (Positions.NONE,), Attention.MLA: (Positions.ROTARY,),
+                 Attention.LINEAR: (Positions.LEARNED, Positions.SINUSOIDAL, Positions.NONE)}
+        allowed = needs.get(self.attention, tuple(Positions))
+        expect(self.positions in allowed,
+               f"{self.attention} attention goes with positions in "
+               f"{tuple(p.value for p in allowed)}, got {self.positions.value!r}.")
+        for name in ("window", "d_latent", "d_rope"):
+            value = getattr(self, name)
+            expect(isinstance(value, int) and value > 0,
+                   f"{name} should be a whole number > 0, got {value!r}.")
+        expect(isinstance(self.num_sinks, int) and self.num_sinks >= 0,
+               f"num_sinks should be a whole number ≥ 0, got {self.num_sinks!r}.")
 
 
 class GPT(nn.Module):
@@ -352,10 +402,8 @@ class GPT(nn.Module):
         elif c.positions is Positions.SINUSOIDAL:  # notebook 05's table, added as it is
             table = sinusoidal_positions(c.max_len, c.d_model)  # (max_len, d_model)
             self.register_buffer("pe", table, persistent=False)
-        attention = (RotaryMultiHeadAttention if c.positions is Positions.ROTARY
-                     else MultiHeadAttention)
         self.blocks = nn.ModuleList(
-            EncoderLayer(c.d_model, attention(c.d_model, c.num_heads, c.dropout),
+            EncoderLayer(c.d_model, attention_module(c),
                          FeedForward(c.d_model, c.d_ff, c.dropout), c.dropout)
             for _ in range(c.num_layers))
         self.norm = nn.LayerNorm(c.d_model)
@@ -397,6 +445,32 @@ class GPT(nn.Module):
     def num_parameters(self) -> int:
         """Distinct parameters (a tied matrix counts once)."""
         return sum(p.numel() for p in self.parameters())
+
+
+def attention_module(c: GPTConfig) -> nn.Module:
+    """One block's attention as ``c`` asks: ``c.attention``, with rotary attention inside
+    when ``c.positions`` is rotary."""
+    if c.attention is Attention.MLA:
+        return MultiHeadLatentAttention(c.d_model, c.num_heads, c.d_latent, c.d_rope, c.dropout)
+    if c.attention is Attention.LINEAR:
+        return LinearAttention(c.d_model, c.num_heads, c.dropout)
+    if c.attention is Attention.ALIBI:
+        return ALiBiAttention(c.d_model, c.num_heads, c.dropout)
+    softmax = (RotaryMultiHeadAttention if c.positions is Positions.ROTARY
+               else MultiHeadAttention)(c.d_model, c.num_heads, c.dropout)
+    if c.attention is Attention.SLIDING_WINDOW:
+        return SlidingWindowAttention(softmax, c.window, c.num_sinks)
+    return softmax
+
+
+def new_cache(c: GPTConfig) -> KVCache | LatentCache | LinearState:
+    """An empty cache for one block of a model of config ``c``: MLA keeps latents, linear
+    attention its state, the softmax kinds a :class:`~attncourse.efficient.KVCache`."""
+    if c.attention is Attention.MLA:
+        return LatentCache()
+    if c.attention is Attention.LINEAR:
+        return LinearState()
+    return KVCache()
 
 
 def init_weights(module: nn.Module) -> None:
@@ -515,9 +589,10 @@ def next_token_probs(logits: Tensor, temperature: float = 1.0,
     return logits.softmax(dim=-1)  # (..., vocab)
 
 
-def forward_cached(model: GPT, ids: Tensor, caches: list[KVCache], start: int) -> Tensor:
+def forward_cached(model: GPT, ids: Tensor, caches: list, start: int) -> Tensor:
     """The model on new tokens ``ids`` ``(batch, new)`` at positions ``start, start + 1, ...``,
-    with one :class:`~attncourse.efficient.KVCache` per block holding the earlier positions.
+    with one cache per block holding the earlier positions (a
+    :class:`~attncourse.efficient.KVCache`, or what :func:`new_cache` makes).
     Returns their logits ``(batch, new, vocab)``, equal to those of ``model`` on the whole
     text. The blocks are the model's own, run by notebook 07's
     :func:`~attncourse.efficient.decode_with_caches` (the translator's cached decoding runs
@@ -551,7 +626,7 @@ def generate(model: GPT, prompt: Tensor, max_new_tokens: int, temperature: float
             if not use_cache:
                 logits = model(ids[:, start:])  # the whole window again
             elif caches is None:  # a new window: read it all once, filling the caches
-                caches = [KVCache() for _ in model.blocks]
+                caches = [new_cache(model.config) for _ in model.blocks]
                 logits = forward_cached(model, ids[:, start:], caches, 0)
             else:  # only the newest token
                 logits = forward_cached(model, ids[:, -1:], caches, ids.size(1) - 1 - start)
@@ -578,6 +653,6 @@ def write(model: GPT, tokenizer: CharTokenizer | BytePairEncoding, prompt: str,
 
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
            "ngram_bits_per_char", "ngram_ladder", "ngram_log2_probs", "NGramModel",
-           "Positions", "POSITIONS", "GPTConfig", "GPT", "LMHistory",
-           "init_weights", "random_windows", "train_lm", "evaluate_loss", "position_losses",
+           "Positions", "POSITIONS", "Attention", "ATTENTIONS", "GPTConfig", "GPT", "LMHistory",
+           "attention_module", "new_cache", "init_weights", "random_windows", "train_lm", "evaluate_loss", "position_losses",
            "next_token_probs", "forward_cached", "generate", "write"]
