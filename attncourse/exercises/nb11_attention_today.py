@@ -111,8 +111,8 @@ def _distance(seq_len, slopes):
 def _alibi_cases():
     return [
         Case("8 heads, seq 5: the paper's slopes 1/2 … 1/256", (alibi.alibi_slopes(8), 5)),
-        Case("one head, seq 4", (torch.tensor([0.5]), 4)),
         Case("6 heads (not a power of two), seq 6", (alibi.alibi_slopes(6), 6)),
+        Case("one head, seq 4", (torch.tensor([0.5]), 4)),
         Case("slopes in no order, 3 heads, seq 3", (torch.tensor([0.25, 1.0, 0.0625]), 3)),
         Case("seq 1: one query, its own key", (alibi.alibi_slopes(4), 1)),
     ]

@@ -5,16 +5,21 @@
 #
 # ![Placeholder diagram of notebook 11, today's attention: a grey box to be replaced by a drawing of what the notebook builds](attachment:11_attention_today.png)
 #
-# **TODO(11_attention_today)**
-# This skeleton, written by `scripts/new_notebook.py`, passes the suite; every part marked
-# TODO(11_attention_today) is a placeholder to replace (CONTRIBUTING.md, "Add a notebook").
-# Here goes a paragraph of intuition: what this notebook builds, and why it matters.
+# Notebook 08's GPT attends to every earlier token: its KV cache grows with the text, and its
+# learned positions stop at the trained length. Models people use today change attention in
+# a few precise ways to fix that. Each section here takes one change, writes its core in a
+# few lines, and checks it against the package's version: a window that bounds the cache,
+# sinks that keep a windowed model steady, a distance penalty that replaces positions, a
+# compressed cache, and a recurrence with a state of fixed size.
 #
 # **In this notebook you will learn**
-# - TODO(11_attention_today):
-#   what a learner can do after this notebook, in three to five lines;
-# - how an exercise, its check, a checked output, a picture, a widget and a quiz fit together
-#   (the skeleton's own example, with two placeholder exercises).
+# - the sliding-window mask with attention sinks, its ring-buffer KV cache, and how far
+#   information reaches through stacked windows;
+# - ALiBi's per-head distance penalty, and why it needs no position vectors;
+# - multi-head latent attention: a latent cache, absorption, and cache bytes per token
+#   against MHA, GQA and MQA;
+# - linear attention's feature map and its recurrent form, O(1) per token, and what its
+#   fixed-size state costs.
 
 # %% attncourse={"setup": "install"}
 # Installs the course package when this kernel does not have it (Colab, a fresh
@@ -29,85 +34,270 @@ if importlib.util.find_spec("attncourse") is None:
 # %%
 import ipywidgets as widgets
 import torch
+import torch.nn.functional as F
 
 import attncourse as ac
-from attncourse import check, hint, quiz, solution, viz
+from attncourse import alibi, check, hint, linear_attention, mla, quiz, sliding_window, solution, viz
 
 torch.manual_seed(0)
 viz.setup()
 
 
 # %% [markdown]
-# ## 1 · TODO(11_attention_today): the first idea
+# ## 1 · Sliding-window attention
 #
-# Intuition first, then the formula, then the code, then a picture. Scaling a tensor by a
-# number $c$ multiplies each entry: $y_{ij} = c\,x_{ij}$.
+# Mistral-style models let query $i$ read only the last $W$ positions, itself included: key
+# $j$ is visible when $i - W < j \le i$. The mask is a band along the diagonal, so each
+# layer's KV cache never holds more than $W$ positions, however long the text.
 #
-# **Exercise `nb11_scale`** (placeholder). Write `scale(x, factor)`, returning `x`
-# multiplied by the number `factor`: a new tensor of the same shape.
+# **Exercise `sliding_window_mask`.** Write `sliding_window_mask(seq_len, window, num_sinks=0)`:
+# a `(seq_len, seq_len)` bool mask, True where query $i$ may attend to key $j$ — the band,
+# plus the first `num_sinks` key columns (section 2 says why), never the future.
 
-# %% attncourse={"exercise": "nb11_scale"} tags=["exercise"]
-def scale(x, factor):
-    """Return x multiplied by factor (a new tensor; x is left as it is)."""
+# %% attncourse={"exercise": "sliding_window_mask"} tags=["exercise"]
+def sliding_window_mask(seq_len, window, num_sinks=0):
+    """Return a (seq_len, seq_len) bool mask: query i may attend to key j when
+    i - window < j <= i (the last `window` positions), or when j < num_sinks and j <= i."""
     raise NotImplementedError  # replace this line with your code
 
 
 # %%
-check("nb11_scale", scale)
+check("sliding_window_mask", sliding_window_mask)
 
 # %% [markdown]
-# Whatever the check said, the notebook goes on with the package's own function (exercises
-# are islands). A cell tagged `nbval-check-output` has its output compared by the tests:
-# print only what is the same on every machine.
+# The rest of the notebook uses the package's `sliding_window.sliding_window_mask`. Here is
+# the band of window 4 over 12 positions, without and with two sinks.
+
+# %% attncourse={"alt": "Two 12 by 12 masks side by side: a diagonal band four keys wide under the diagonal; the second adds the first two key columns below the diagonal."}
+viz.heatmap_row([sliding_window.sliding_window_mask(12, 4).float(),
+                 sliding_window.sliding_window_mask(12, 4, num_sinks=2).float()],
+                titles=["window 4", "window 4, 2 sinks"], colorbar_label="may attend (1) or not (0)");
+
+# %% [markdown]
+# Nothing new happens inside attention: the band is an ordinary boolean mask, so the course's
+# readable `ac.attention` and PyTorch's fused kernel give the same output with it.
 
 # %% tags=["nbval-check-output"]
-# TODO(11_attention_today): use the function of the module this notebook teaches (ac.<name>)
-from attncourse.exercises.nb11_attention_today import scale as reference_scale
-
-x = torch.arange(6.0).reshape(2, 3)  # (rows, columns)
-print("x:", x.tolist())
-print("scale(x, 2):", reference_scale(x, 2.0).tolist())
-
-# %% attncourse={"alt": "Heatmap of a 2\u00d73 tensor scaled by 2: the values grow from 0 at the top left to 10 at the bottom right."}
-viz.heatmap(reference_scale(x, 2.0), xlabel="column", ylabel="row", title="x × 2",
-            colorbar_label="value");
-
+q, k, v = torch.randn(3, 1, 2, 12, 8).unbind(0)  # each (batch, heads, seq, d_k)
+band = sliding_window.sliding_window_mask(12, 4, num_sinks=2)  # (seq, seq)
+readable, _ = ac.attention(q, k, v, band)
+fused = F.scaled_dot_product_attention(q, k, v, attn_mask=band)
+print("sliding-window attention equal to SDPA with the banded mask within 1e-5:",
+      torch.allclose(readable, fused, atol=1e-5))
 
 # %% [markdown]
-# ## 2 · TODO(11_attention_today): the second idea
-#
-# **Exercise `nb11_row_sums`** (placeholder). Write `row_sums(x)`: the sum of each row of
-# `x`, along its last axis, for a tensor of any rank: `(..., n)` becomes `(...)`.
+# **Reach grows with depth.** One layer reads $W - 1$ positions back; the next layer reads
+# positions that had already read $W - 1$ back, so $L$ layers reach $L\,(W - 1)$. Multiplying
+# the mask by itself counts the paths through two layers; a key is reachable after $L$ layers
+# when some path of length $L$ leads to it.
 
-# %% attncourse={"exercise": "nb11_row_sums"} tags=["exercise"]
-def row_sums(x):
-    """Return the sum of each row of x, along the last axis: (..., n) -> (...)."""
+# %% attncourse={"alt": "Four 16 by 16 masks for one to four stacked layers of window 3: the band under the diagonal widens by two keys per layer."}
+one = sliding_window.sliding_window_mask(16, 3).float()  # (seq, seq): one layer
+reach = [one]
+for _ in range(3):
+    reach.append(((reach[-1] @ one) > 0).float())  # a path through one more layer
+viz.heatmap_row(reach, titles=[f"{n} layer{'s' * (n > 1)}" for n in range(1, 5)],
+                colorbar_label="reachable (1) or not (0)");
+
+# %% tags=["nbval-check-output"]
+for n, r in enumerate(reach, start=1):
+    print(f"{n} layer(s) of window 3: the last query reaches {int(r[-1].sum()) - 1} positions back")
+
+# %% [markdown]
+# **The cache is a ring buffer.** With a window, decoding keeps the first `num_sinks` keys
+# and values for ever and the last `window` in a buffer of fixed size, each new position
+# overwriting the oldest slot (`sliding_window.RingKVCache`). The buffer is never reordered:
+# attention does not care in which order it reads its keys. Decoding token by token with it
+# gives what recomputing the whole sequence with the banded mask gives.
+
+# %% tags=["nbval-check-output"]
+mha = ac.MultiHeadAttention(d_model=16, num_heads=2).eval()
+x = torch.randn(1, 20, 16)  # (batch, seq, d_model)
+recomputed = mha(x, mask=sliding_window.sliding_window_mask(20, 5, num_sinks=2))
+ring = sliding_window.RingKVCache(window=5, num_sinks=2)
+cached = torch.cat([mha(x[:, t:t + 1], cache=ring) for t in range(20)], dim=1)
+print("ring-buffer decoding equal to recomputing with the mask within 1e-5:",
+      torch.allclose(cached, recomputed, atol=1e-5))
+print("positions kept in the cache after 20 tokens:", ring.key.size(-2), "(2 sinks + window 5)")
+
+# %% [markdown]
+# ## 2 · Attention sinks
+#
+# A softmax row must sum to 1, so a head with nothing useful to read still puts its weight
+# somewhere. Trained models learn to park it on the first tokens (Xiao et al., 2023). Stream
+# such a model past its window and those first tokens leave the cache: the parked weight
+# spreads over tokens that were never meant to get it, and the predictions degrade. Keeping a
+# few first tokens in the cache — the sinks, the extra columns of the mask above — keeps the
+# distribution the model learned. `sliding_window.streaming_position_losses(model, ids,
+# window, num_sinks)` measures a trained GPT's loss at each position of a stream.
+#
+# **Try it.** Move the window and the number of sinks and watch which keys each query keeps
+# (the last row is what a streamed token reads).
+
+# %%
+def plot_window(window, num_sinks):
+    mask = sliding_window.sliding_window_mask(24, window, num_sinks)
+    viz.heatmap(mask.float(), vmin=0, vmax=1, title=f"window {window}, {num_sinks} sinks: "
+                f"{int(mask[-1].sum())} keys read by the last query",
+                colorbar_label="may attend (1) or not (0)")
+
+
+viz.interact(plot_window,
+             window=widgets.IntSlider(value=6, min=1, max=24, description="window"),
+             num_sinks=widgets.IntSlider(value=2, min=0, max=6, description="sinks"))
+
+# %% [markdown]
+# ## 3 · ALiBi: a penalty instead of positions
+#
+# ALiBi (Press et al., 2022) adds no position vectors at all. Head $h$ subtracts from each
+# score a penalty proportional to the distance back:
+#
+# $$\text{score}_h(i, j) = \frac{q_i \cdot k_j}{\sqrt{d_k}} - m_h\,(i - j), \qquad j \le i.$$
+#
+# The slopes $m_h$ are a geometric sequence, $2^{-8h/H}$ for $H$ heads, so some heads look far
+# back and others only at the last few tokens.
+
+# %% tags=["nbval-check-output"]
+print("slopes of 8 heads:", [round(m, 4) for m in alibi.alibi_slopes(8).tolist()])
+print("slopes of 6 heads:", [round(m, 4) for m in alibi.alibi_slopes(6).tolist()])
+
+# %% [markdown]
+# Six is not a power of two: the paper takes the slopes of the four heads below, then every
+# other slope of eight heads' sequence for the last two.
+#
+# **Exercise `alibi_bias`.** Write `alibi_bias(slopes, seq_len)`: the bias
+# `(heads, seq_len, seq_len)` equal to $-m_h\,(i - j)$ for $j \le i$ and 0 above the diagonal
+# (the causal mask hides those keys anyway).
+
+# %% attncourse={"exercise": "alibi_bias"} tags=["exercise"]
+def alibi_bias(slopes, seq_len):
+    """Return the ALiBi bias (heads, seq_len, seq_len): -slopes[h] * (i - j) for keys j <= i,
+    0 for keys after the query (the causal mask hides those)."""
     raise NotImplementedError  # replace this line with your code
 
 
 # %%
-check("nb11_row_sums", row_sums)
+check("alibi_bias", alibi_bias)
+
+# %% attncourse={"alt": "Three 10 by 10 bias matrices for heads 1, 4 and 8 of eight: zero on and above the diagonal, growing more negative with the distance below it, fastest for head 1."}
+bias = alibi.alibi_bias(8, 10)  # (heads, seq, seq)
+viz.heatmap_row([bias[0], bias[3], bias[7]], titles=["head 1", "head 4", "head 8"],
+                vmin=-4.5, vmax=0, colorbar_label="bias added to the score");
+
+# %% [markdown]
+# Head 1's slope is 1/2: nine positions back cost 4.5 in score. Head 8's is 1/256 and barely
+# fades. Because the bias depends only on $i - j$, a text longer than the trained ones adds
+# only keys that are farther away, and those get the largest penalties: nothing the heads
+# saw in training changes. Notebook 08's learned positions have no row for a position past
+# the trained length.
 
 # %% tags=["nbval-check-output"]
-from attncourse.exercises.nb11_attention_today import row_sums as reference_row_sums
-
-print("row_sums(x):", reference_row_sums(x).tolist())
-print("shape:", tuple(x.shape), "->", tuple(reference_row_sums(x).shape))
-
+layer = alibi.ALiBiAttention(d_model=16, num_heads=4).eval()
+x = torch.randn(1, 9, 16)  # (batch, seq, d_model)
+full = layer(x, is_causal=True)
+cache = ac.KVCache()
+stepped = torch.cat([layer(x[:, t:t + 1], is_causal=True, cache=cache) for t in range(9)], 1)
+print("ALiBi decoding with a KV cache equal to recomputing within 1e-5:",
+      torch.allclose(stepped, full, atol=1e-5))
 
 # %% [markdown]
-# **Try it.** Move the slider and watch every entry scale with it.
+# ## 4 · Multi-head latent attention (MLA)
+#
+# A KV cache holds $2 \cdot H \cdot d_k$ numbers per token and layer. Notebook 07's grouped-query
+# attention shares key/value heads; DeepSeek-V2's MLA compresses instead. Each token is
+# projected down to a latent $c = x W_{DKV}$ of $d_\text{latent}$ numbers, and every head's key
+# and value are projected back up from it, $k_h = c\,W_{UK,h}$, $v_h = c\,W_{UV,h}$. Only $c$
+# is cached.
+#
+# **Absorption.** A score is $q_h \cdot (c\,W_{UK,h}) = (q_h W_{UK,h}^\top) \cdot c$: fold
+# $W_{UK}$ into the query and the heads attend to the latent itself; $W_{UV}$ folds into
+# $W_O$ the same way. A rotation that depends on the key's position cannot sit between $c$ and
+# $W_{UK}$, so rotary positions get a small **decoupled key** of $d_\text{rope}$ numbers, shared
+# by the heads and cached beside $c$.
+
+# %% tags=["nbval-check-output"]
+expanded = mla.MultiHeadLatentAttention(d_model=32, num_heads=4, d_latent=8, d_rope=4).eval()
+absorbed = mla.MultiHeadLatentAttention(d_model=32, num_heads=4, d_latent=8, d_rope=4,
+                                        absorb=True).eval()
+absorbed.load_state_dict(expanded.state_dict())
+x = torch.randn(2, 7, 32)  # (batch, seq, d_model)
+print("MLA absorbed equal to MLA expanded within 1e-5:",
+      torch.allclose(absorbed(x, is_causal=True), expanded(x, is_causal=True), atol=1e-5))
+
+# %% [markdown]
+# What the cache costs per token, in float16, for a model of this shape (the defaults of
+# `ac.GPTConfig`, 2 key/value heads for GQA):
+
+# %% tags=["nbval-check-output"]
+config = ac.GPTConfig(vocab_size=64)  # the vocabulary does not change the cache
+cost = mla.kv_cache_bytes_per_token(config, num_kv_heads=2)
+print(f"{config.num_layers} layers, {config.num_heads} heads of d_k {config.d_k}, "
+      f"d_latent {config.d_latent}, d_rope {config.d_rope}")
+for name in ("mha", "gqa", "mqa", "mla"):
+    print(f"{name.upper():>4}: {getattr(cost, name):5d} bytes per token")
+
+# %% [markdown]
+# ## 5 · Linear attention
+#
+# Replace $\exp(q \cdot k)$ with a product of features, $\phi(q)^\top \phi(k)$, with
+# $\phi(x) = \mathrm{elu}(x) + 1$ (positive, so the weights are). Then the sums over keys
+# factor out of the query (Katharopoulos et al., 2020):
+#
+# $$o_i = \frac{\phi(q_i)^\top \sum_{j \le i} \phi(k_j)\, v_j^\top}{\phi(q_i)^\top \sum_{j\le i}\phi(k_j)}
+# = \frac{\phi(q_i)^\top S_i}{\phi(q_i)^\top z_i}, \quad S_i = S_{i-1} + \phi(k_i)\,v_i^\top,\;
+# z_i = z_{i-1} + \phi(k_i).$$
+#
+# Decoding carries $S$ $(d_k \times d_v)$ and $z$ $(d_k)$ from token to token: each step costs
+# the same, O(1) in the length, and a whole text O(T) instead of O(T²).
+#
+# **Exercise `linear_attention_step`.** Write `linear_attention_step(S, z, phi_q, phi_k, v)`:
+# add this position to the state, then read it; return `(output, S_new, z_new)`. Shapes:
+# `S` `(batch, heads, d_k, d_v)`, `z`, `phi_q`, `phi_k` `(batch, heads, d_k)` (already
+# feature-mapped), `v` `(batch, heads, d_v)`.
+
+# %% attncourse={"exercise": "linear_attention_step"} tags=["exercise"]
+def linear_attention_step(S, z, phi_q, phi_k, v):
+    """Read one position of linear attention; return (output, S_new, z_new):
+    S_new = S + phi_k v^T, z_new = z + phi_k, output = phi_q^T S_new / (phi_q^T z_new)."""
+    raise NotImplementedError  # replace this line with your code
+
 
 # %%
-def plot_scaled(factor):
-    viz.heatmap(reference_scale(x, factor), vmin=-10, vmax=10, xlabel="column", ylabel="row",
-                title=f"x × {factor:g}", colorbar_label="value")
+check("linear_attention_step", linear_attention_step)
 
-
-viz.interact(plot_scaled, factor=widgets.FloatSlider(value=2.0, min=-2.0, max=2.0, step=0.5,
-                                                     description="factor"))
+# %% tags=["nbval-check-output"]
+q, k, v = torch.randn(3, 2, 2, 50, 8).unbind(0)  # each (batch, heads, seq, d_k)
+parallel = linear_attention.linear_attention(q, k, v)
+recurrent = linear_attention.linear_attention_recurrent(q, k, v)
+print("linear attention, recurrent equal to parallel within 1e-5:",
+      torch.allclose(recurrent, parallel, atol=1e-5))
 
 # %% [markdown]
+# **What the fixed state costs.** Store $n$ key–value pairs, then query with one of the keys
+# and ask which value comes back. Softmax attention keeps every pair and, with sharp scores,
+# picks the right one; linear attention has summed them all into $S$, and past a few pairs
+# per dimension the sums interfere. A small live test, keys and values random unit vectors
+# in 16 dimensions, scores scaled by 8:
+
+# %% tags=["nbval-check-output"]
+generator = torch.Generator().manual_seed(0)
+phi = linear_attention.feature_map
+for n in (4, 16, 64):
+    keys = F.normalize(torch.randn(n, 16, generator=generator), dim=-1) * 8 ** 0.5  # (n, d_k)
+    values = torch.eye(n)  # (n, n): value j says "j"
+    soft = torch.softmax(keys @ keys.T, dim=-1) @ values  # every pair kept: (n, n)
+    S, z = phi(keys).T @ values, phi(keys).sum(0)  # every pair summed: (d_k, n), (d_k,)
+    lin = (phi(keys) @ S) / (phi(keys) @ z)[:, None]  # (n, n)
+    right = torch.arange(n)
+    print(f"{n:3d} pairs: softmax recalls {(soft.argmax(-1) == right).float().mean():.2f}, "
+          f"linear attention recalls {(lin.argmax(-1) == right).float().mean():.2f} of them")
+
+# %% [markdown]
+# Softmax keeps every pair in its cache and finds each one. Linear attention has summed every
+# pair into a state with 16 rows, however many pairs it holds: at 16 pairs 0.81 of them come
+# back right, at 64 fewer than half. That is the price of O(1) decoding: a fixed-size state
+# cannot keep everything.
+#
 # ## Quiz
 
 # %% attncourse={"quiz": true}
@@ -115,12 +305,25 @@ quiz.show("11")
 
 # %% [markdown]
 # ## Summary
-# - TODO(11_attention_today):
-#   the notebook's ideas, one line each, with the shapes and numbers worth remembering.
-# - Scaling multiplies every entry; `dim=-1` names the last axis whatever the rank.
+# - Sliding window: query $i$ reads keys $i - W < j \le i$; the cache is a ring buffer of $W$
+#   positions; $L$ layers reach $L\,(W - 1)$ positions back.
+# - Attention sinks: keep the first few tokens in the cache for ever, where trained heads
+#   park their spare weight; the mask gains those columns.
+# - ALiBi: $-m_h\,(i - j)$ added to the scores, slopes $2^{-8h/H}$; no position vectors, so
+#   longer texts only add far keys with large penalties.
+# - MLA: cache a latent $c$ and a small rotary key; $W_{UK}$ and $W_{UV}$ fold into the query
+#   and $W_O$ (absorption), equal to the expanded form.
+# - Linear attention: $\phi(x) = \mathrm{elu}(x) + 1$, state $S = \sum \phi(k) v^\top$,
+#   $z = \sum \phi(k)$; O(1) per token, but a fixed state cannot recall many pairs exactly.
 #
 # ## Going further
-# - TODO(11_attention_today):
-#   two or three links worth reading next, each with a line on what to look for.
-# - [PyTorch: torch.sum](https://pytorch.org/docs/stable/generated/torch.sum.html) — `dim` and
-#   `keepdim`.
+# - [Mistral 7B (Jiang et al., 2023)](https://arxiv.org/abs/2310.06825) — the sliding window
+#   and its rolling cache, section 2.
+# - [Efficient Streaming Language Models with Attention Sinks (Xiao et al., 2023)](https://arxiv.org/abs/2309.17453)
+#   — the loss per position with and without sinks.
+# - [Train Short, Test Long (Press et al., 2022)](https://arxiv.org/abs/2108.12409) — ALiBi's
+#   extrapolation against sinusoidal and rotary positions.
+# - [DeepSeek-V2 (2024)](https://arxiv.org/abs/2405.04434) — MLA, section 2.1, with the
+#   decoupled rotary key.
+# - [Transformers are RNNs (Katharopoulos et al., 2020)](https://arxiv.org/abs/2006.16236) —
+#   linear attention and its recurrent form.
