@@ -104,6 +104,31 @@ for n, r in enumerate(reach, start=1):
     print(f"{n} layer(s) of window 3: the last query reaches {int(r[-1].sum()) - 1} positions back")
 
 # %% [markdown]
+# **Tiles outside the band are skipped.** Notebook 07's tiled attention walks the score matrix
+# block by block; a causal kernel skips the tiles right of the diagonal, and a windowed one
+# also skips those entirely left of the band. A tile is needed when any of its entries may
+# attend:
+
+# %% attncourse={"alt": "A 16 by 16 grid of tiles for 1,024 tokens, window 128, tiles of 64: only a diagonal strip three tiles wide is computed."}
+def tiles_needed(mask, block):
+    """(q_blocks, k_blocks) bool: the tiles with at least one entry that may attend."""
+    blocks = mask.unflatten(0, (-1, block)).unflatten(2, (-1, block))  # (qb, block, kb, block)
+    return blocks.any(dim=3).any(dim=1)
+
+
+windowed = tiles_needed(sliding_window.sliding_window_mask(1024, 128), 64)
+causal = tiles_needed(ac.causal_mask(1024), 64)
+viz.heatmap(windowed.float(), xlabel="key tile", ylabel="query tile", vmin=0, vmax=1,
+            title="1,024 tokens, window 128, tiles of 64", colorbar_label="computed (1) or skipped (0)");
+
+# %% tags=["nbval-check-output"]
+print(f"tiles computed of {windowed.numel()}: causal {int(causal.sum())}, "
+      f"window 128 {int(windowed.sum())}")
+
+# %% [markdown]
+# The causal kernel's work grows with the square of the length; the windowed one's only with
+# the length, three tiles per row here whatever the number of tokens.
+#
 # **The cache is a ring buffer.** With a window, decoding keeps the first `num_sinks` keys
 # and values for ever and the last `window` in a buffer of fixed size, each new position
 # overwriting the oldest slot (`sliding_window.RingKVCache`). The buffer is never reordered:
