@@ -5,7 +5,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from attncourse import gpt
+from attncourse import gpt, recall
 from attncourse.alibi import alibi_bias, alibi_slopes
 from attncourse.linear_attention import (
     feature_map,
@@ -136,6 +136,18 @@ def test_kv_cache_bytes_per_token():
     b = kv_cache_bytes_per_token(c, num_kv_heads=2)
     assert (b.mha, b.gqa, b.mqa, b.mla) == (2 * 2 * 64 * 2, 2 * 2 * 32 * 2, 2 * 2 * 16 * 2,
                                             2 * 24 * 2)
+
+
+# ------------------------------------------------------------------------------- recall
+
+
+def test_recall_answer_is_the_value_paired_with_the_query_key():
+    batch = recall.recall_batch(50, 5, 9, 7, torch.Generator().manual_seed(1))
+    ids = batch.ids
+    assert ids.shape == (50, 11) and (ids[:, 0:10:2] < 9).all() and (ids[:, 1:10:2] >= 9).all()
+    for row, answer in zip(ids, batch.answer):
+        keys, values = row[0:10:2].tolist(), row[1:10:2].tolist()
+        assert len(set(keys)) == 5 and values[keys.index(row[-1].item())] == answer
 
 
 # ------------------------------------------------------------------------- GPT variants
