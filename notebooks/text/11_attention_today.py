@@ -323,6 +323,35 @@ for n in (4, 16, 64):
 # back right, at 64 fewer than half. That is the price of O(1) decoding: a fixed-size state
 # cannot keep everything.
 #
+# ## 6 · Side by side
+#
+# One layer of each, decoding the same 128 tokens one at a time, in float32: how many bytes
+# its cache holds after 32 tokens and after 128. The full cache grows with the text; MLA's
+# grows too, but by 24 numbers per token instead of 128; the ring buffer and linear
+# attention's state stop growing.
+
+# %% tags=["nbval-check-output"]
+d_model, num_heads = 64, 4
+layers = {
+    "softmax, full cache": (ac.MultiHeadAttention(d_model, num_heads), ac.KVCache),
+    "sliding window 32 + 4 sinks": (ac.MultiHeadAttention(d_model, num_heads),
+                                    lambda: sliding_window.RingKVCache(window=32, num_sinks=4)),
+    "MLA, d_latent 16 + d_rope 8": (mla.MultiHeadLatentAttention(d_model, num_heads, d_latent=16,
+                                                                 d_rope=8), mla.LatentCache),
+    "linear attention": (linear_attention.LinearAttention(d_model, num_heads),
+                         linear_attention.LinearState),
+}
+x = torch.randn(1, 128, d_model)  # (batch, seq, d_model)
+with torch.no_grad():
+    for name, (layer, new_cache) in layers.items():
+        cache, held = new_cache(), {}
+        for t in range(128):
+            layer.eval()(x[:, t:t + 1], is_causal=True, cache=cache)
+            if t + 1 in (32, 128):
+                held[t + 1] = cache.nbytes
+        print(f"{name:>28}: {held[32]:6d} bytes after 32 tokens, {held[128]:6d} after 128")
+
+# %% [markdown]
 # ## Quiz
 
 # %% attncourse={"quiz": true}
