@@ -22,6 +22,7 @@ STUBS = {  # the lines of each exercise cell that the learner replaces
     "softmax_rows": ("        # 1. this program's row", "        pass\n"),
     "softmax_long_rows": ("    # the kernel (@triton.jit)", "delete this line"),
     "flash_attention": ("            # your code:", "online softmax update\n"),
+    "flash_attention_backward": ("            # your code:", "            pass\n"),
 }
 
 
@@ -61,6 +62,10 @@ def attention(name, lines):
 
 def long_rows(name, lines):
     return written("softmax_long_rows", name, lines, 4)
+
+
+def backward(name, lines):
+    return written("flash_attention_backward", name, lines, 12)
 
 
 LOAD_V = """
@@ -354,10 +359,44 @@ long_rows_load_unmasked = long_rows("long_rows_load_unmasked", LONG_ROWS_OK.repl
     'v = tl.load(src + r * src_stride + idx, mask=idx < n, other=-float("inf"))',
     "v = tl.load(src + r * src_stride + idx)"))
 
+# ------------------------------------------------------------ flash_attention_backward
+
+BACKWARD_OK = """
+if CAUSAL:
+    visible = visible & (cols[None, :] <= rows[:, None])
+p = tl.where(visible, tl.exp(s - lse[:, None]), 0.0)
+dv += tl.dot(tl.trans(p), do)
+dp = tl.dot(do, tl.trans(v))
+ds = p * (dp - delta[:, None])
+dk += tl.dot(tl.trans(ds), q) * scale
+"""
+
+backward_ok = backward("backward_ok", BACKWARD_OK)
+
+backward_ok_one_where = backward("backward_ok_one_where", """
+keep = visible & ((cols[None, :] <= rows[:, None]) | (not CAUSAL))
+weights = tl.exp(s - lse[:, None])
+weights = tl.where(keep, weights, 0.0)
+dP = tl.dot(do, tl.trans(v))
+dS = weights * (dP - delta[:, None]) * scale
+dv = dv + tl.dot(tl.trans(weights), do)
+dk = dk + tl.dot(tl.trans(dS), q)
+""")
+
+backward_p_not_transposed = backward("backward_p_not_transposed", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(p), do)", "tl.dot(p, do)"))
+backward_ds_unscaled = backward("backward_ds_unscaled", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(ds), q) * scale", "tl.dot(tl.trans(ds), q)"))
+backward_delta_from_dp = backward("backward_delta_from_dp", BACKWARD_OK.replace(
+    "dp - delta[:, None]", "dp - tl.sum(dp, 1)[:, None]"))
+backward_no_causal_mask = backward("backward_no_causal_mask", BACKWARD_OK.replace(
+    "if CAUSAL:\n    visible = visible & (cols[None, :] <= rows[:, None])\n", ""))
+
 CORRECT = {
     "softmax_rows": [softmax_ok, softmax_ok_tl_softmax, softmax_ok_exp2],
     "softmax_long_rows": [long_rows_ok, long_rows_ok_three_passes],
     "flash_attention": [attention_ok_exp2, attention_ok_two_rescales],
+    "flash_attention_backward": [backward_ok, backward_ok_one_where],
 }
 WRONG = {
     "softmax_rows": {
@@ -390,5 +429,11 @@ WRONG = {
         attention_divides_each_step: "normalised_in_loop",
         attention_axis_0: "axis_0",
         attention_v_unmasked: "values_unmasked",
+    },
+    "flash_attention_backward": {
+        backward_p_not_transposed: "p_not_transposed",
+        backward_ds_unscaled: "ds_unscaled",
+        backward_delta_from_dp: "delta_from_dp",
+        backward_no_causal_mask: "causal_mask_forgotten",
     },
 }

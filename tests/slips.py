@@ -10,7 +10,15 @@ import math
 
 import torch
 import torch.nn.functional as F
-from learner_solutions_nb09 import LOAD_V, LONG_ROWS_OK, attention, long_rows, softmax
+from learner_solutions_nb09 import (
+    BACKWARD_OK,
+    LOAD_V,
+    LONG_ROWS_OK,
+    attention,
+    backward,
+    long_rows,
+    softmax,
+)
 
 # ------------------------------------------------------------------------ softmax
 
@@ -1732,6 +1740,22 @@ long_rows_tile_max_in_pass_2 = long_rows("long_rows_tile_max_in_pass_2", LONG_RO
 long_rows_store_unmasked = long_rows("long_rows_store_unmasked", LONG_ROWS_OK.replace(
     "run_sum, mask=idx < n)", "run_sum)"))
 
+backward_ds_not_transposed = backward("backward_ds_not_transposed", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(ds), q)", "tl.dot(ds, q)"))
+backward_where_without_causal = backward("backward_where_without_causal", BACKWARD_OK.replace(
+    "p = tl.where(visible, tl.exp(s - lse[:, None]), 0.0)", "p = tl.exp(s - lse[:, None])"))
+backward_delta_as_rowsum_p_dp_of_block = backward(  # D from this key block's tile alone
+    "backward_delta_as_rowsum_p_dp_of_block", BACKWARD_OK.replace(
+        "dp - delta[:, None]", "dp - tl.sum(p * dp, 1)[:, None]"))
+backward_exp_without_lse = backward("backward_exp_without_lse", BACKWARD_OK.replace(
+    "tl.exp(s - lse[:, None])", "tl.exp(s)"))
+backward_scale_on_dv = backward("backward_scale_on_dv", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(p), do)", "tl.dot(tl.trans(p), do) * scale"))
+backward_no_transposes = backward("backward_no_transposes", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(p), do)", "tl.dot(p, do)").replace("tl.dot(tl.trans(ds), q)", "tl.dot(ds, q)"))
+backward_scale_divided = backward("backward_scale_divided", BACKWARD_OK.replace(
+    "tl.dot(tl.trans(ds), q) * scale", "tl.dot(tl.trans(ds), q) / scale"))
+
 SLIPS.update({
     "softmax_rows": {
         softmax_mask_off_by_one: "store_unmasked",
@@ -1758,6 +1782,15 @@ SLIPS.update({
         attention_sum_of_the_tile: "sum_over_everything",
         attention_max_as_a_row: None,
         attention_v_mask_on_columns: "values_unmasked",
+    },
+    "flash_attention_backward": {
+        backward_ds_not_transposed: "ds_not_transposed",
+        backward_where_without_causal: "causal_mask_forgotten",
+        backward_delta_as_rowsum_p_dp_of_block: None,
+        backward_exp_without_lse: None,
+        backward_scale_on_dv: None,
+        backward_no_transposes: None,
+        backward_scale_divided: None,
     },
 })
 

@@ -26,7 +26,8 @@ EXERCISES = [e.id for e in all_exercises()]
 #: the exercises whose probes take longest to recognise (whole models, trained steps, kernels in
 #: Triton's interpreter: 5–40 s each on 2 cores); their probes run in the long tier
 SLOW_PROBES = {"translator_forward", "vit_forward", "decoder_layer_forward",
-               "encoder_layer_forward", "generate", "flash_attention", "train_step",
+               "encoder_layer_forward", "generate", "flash_attention",
+               "flash_attention_backward", "train_step",
                "ablated_attention", "position_influence"}
 
 

@@ -119,7 +119,8 @@ def test_the_race_runs_and_agrees():
         assert row["max_err"] is None or row["max_err"] < 1e-2
 
 
-@pytest.mark.parametrize("exercise_id", ["softmax_rows", "softmax_long_rows", "flash_attention"])
+@pytest.mark.parametrize("exercise_id", ["softmax_rows", "softmax_long_rows",
+                                         "flash_attention", "flash_attention_backward"])
 def test_the_exercises_compile_and_check_on_the_gpu(exercise_id):
     from attncourse.exercises import check, get
 

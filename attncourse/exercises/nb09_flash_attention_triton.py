@@ -485,5 +485,120 @@ FLASH_ATTENTION = Exercise(
     ],
 )
 
+# ---------------------------------------------------- the backward pass: dK and dV of a key block
+
+
+def flash_attention_backward(q, k, v, d_out, causal=False):
+    """``(dK, dV)`` of attention by the package's kernels: the forward and backward kernels
+    of :func:`~attncourse.flash_triton.flash_attention`, through autograd."""
+    with torch.enable_grad():
+        q, k, v = (t.detach().requires_grad_() for t in (q, k, v))
+        _, dk, dv = torch.autograd.grad(flash_attention(q, k, v, causal=causal), (q, k, v),
+                                        d_out)
+    return dk, dv
+
+
+def _backward_cases():
+    def qkvd(*shape, keys, seed, scale=1.0):
+        q = seeded_randn(*shape, seed=seed) * scale
+        k = seeded_randn(*shape[:-2], keys, shape[-1], seed=seed + 1) * scale
+        v = seeded_randn(*shape[:-2], keys, shape[-1], seed=seed + 2)
+        return _on_device(q, k, v, seeded_randn(*shape, seed=seed + 3))
+
+    return [
+        Case("one block: 16 queries, 16 keys, d 16", qkvd(1, 1, 16, 16, keys=16, seed=200)),
+        Case("24 queries, 40 keys, 2 heads: the last blocks run past the end",
+             qkvd(1, 2, 24, 16, keys=40, seed=210)),
+        Case("causal, 2 sequences of 40 tokens, d 32: keys after a query get no weight",
+             qkvd(2, 1, 40, 32, keys=40, seed=220), {"causal": True}),
+        Case("larger scores (q and k × 3): the weights are far from uniform",
+             qkvd(1, 1, 32, 16, keys=32, seed=230, scale=3.0)),
+    ]
+
+
+def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_dk=True,
+                      delta_from_dp=False):
+    """The exercise's dK/dV kernel in PyTorch, tile by tile as the kernel pads and masks them,
+    written right — or wrong where an argument says."""
+    def backward(q, k, v, d_out, causal=False):
+        seq_q, seq_k, d = q.size(2), k.size(2), q.size(3)
+        scale = 1 / math.sqrt(d)
+        scores = q @ k.transpose(-2, -1) * scale
+        if causal:
+            scores = scores.masked_fill(torch.ones(seq_q, seq_k, dtype=torch.bool,
+                                                   device=q.device).triu(1), -math.inf)
+        lse, delta = scores.logsumexp(-1), (d_out * (scores.softmax(-1) @ v)).sum(-1)
+        pad = lambda t: torch.cat([t, t.new_zeros(*t.shape[:2], -t.size(2) % BLOCK,  # noqa: E731
+                                                  *t.shape[3:])], 2)
+        q, k, v, d_out, lse, delta = map(pad, (q, k, v, d_out, lse, delta))
+        dk, dv = torch.zeros_like(k), torch.zeros_like(v)
+        for c0 in range(0, seq_k, BLOCK):
+            cols = torch.arange(c0, c0 + BLOCK, device=q.device)
+            kb, vb = k[..., c0:c0 + BLOCK, :], v[..., c0:c0 + BLOCK, :]
+            for r0 in range(0, seq_q, BLOCK):
+                rows = torch.arange(r0, r0 + BLOCK, device=q.device)
+                qb, dob = q[..., r0:r0 + BLOCK, :], d_out[..., r0:r0 + BLOCK, :]
+                s = qb @ kb.transpose(-2, -1) * scale
+                visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
+                if causal and causal_p:
+                    visible = visible & (cols[None, :] <= rows[:, None])
+                p = torch.where(visible, torch.exp(s - lse[..., r0:r0 + BLOCK, None]), 0.0)
+                dv[..., c0:c0 + BLOCK, :] += (p.transpose(-2, -1) if transpose_p else p) @ dob
+                dp = dob @ vb.transpose(-2, -1)
+                row_d = dp.sum(-1) if delta_from_dp else delta[..., r0:r0 + BLOCK]
+                ds = p * (dp - row_d[..., None])
+                dk[..., c0:c0 + BLOCK, :] += ((ds.transpose(-2, -1) if transpose_ds else ds)
+                                              @ qb * (scale if scale_dk else 1.0))
+        return dk[..., :seq_k, :], dv[..., :seq_k, :]
+    return backward
+
+
+FLASH_ATTENTION_BACKWARD = Exercise(
+    id="flash_attention_backward",
+    title="FlashAttention's backward pass: dK and dV of a block of keys",
+    notebook=NOTEBOOK,
+    signature="flash_attention_backward(q, k, v, d_out, causal=False) -> (dK, dV): the body "
+              "of dk_dv_kernel's loop",
+    reference=flash_attention_backward,
+    solution=solutions.flash_attention_backward,
+    make_cases=_backward_cases,
+    output_names=("dK", "dV"),
+    atol=1e-3,  # gradients reach ~100 here: float32 sums over 40 queries, in another order
+    hints=[
+        "Each query block adds to this key block's gradients: the weights come back as "
+        "P = exp(S − L) (0 where a key is hidden), then dV gains Pᵀ dO, dP = dO Vᵀ, the softmax's "
+        "backward gives dS = P ∘ (dP − D), and dK gains dSᵀ Q times the scale.",
+        "tl.exp of s minus lse as a column gives the weights, and tl.where with `visible` "
+        "zeroes the hidden ones; for CAUSAL, first narrow `visible` to the keys at or before "
+        "each query (compare cols and rows, broadcast). tl.dot and tl.trans do the products, "
+        "`dv += ...` and `dk += ...` accumulate across the loop, and delta[:, None] lines D up "
+        "with the rows of dP.",
+        "Mind the shapes: p and ds are (queries, keys) but dv and dk are (keys, D), so both "
+        "need a transpose before the product — with square blocks the untransposed product "
+        "runs and is wrong. S was scaled, so dK needs the scale once more; D is the given "
+        "delta, rowsum(dO ∘ O), not a sum over dP alone.",
+    ],
+    mistakes=[
+        Mistake("p_not_transposed", "dV came out wrong: tl.dot(p, do) sums over the keys, "
+                "but dV is (keys, D) — a sum over queries: tl.dot(tl.trans(p), do). With "
+                "square blocks the wrong product has the right shape, so nothing complains.",
+                _blocked_backward(transpose_p=False)),
+        Mistake("ds_not_transposed", "dK came out wrong: tl.dot(ds, q) sums over the keys, "
+                "but dK is (keys, D) — a sum over queries: tl.dot(tl.trans(ds), q) * scale.",
+                _blocked_backward(transpose_ds=False)),
+        Mistake("ds_unscaled", "dK is too large by √d: the scores were S = Q Kᵀ · scale, so "
+                "the chain rule brings the scale back — dk += tl.dot(tl.trans(ds), q) * scale.",
+                _blocked_backward(scale_dk=False)),
+        Mistake("delta_from_dp", "D was taken from dP alone (tl.sum(dp, 1)); the softmax's "
+                "backward subtracts Σ_j P_ij dP_ij, which equals rowsum(dO ∘ O) — the given "
+                "`delta`: ds = p * (dp - delta[:, None]).",
+                _blocked_backward(delta_from_dp=True)),
+        Mistake("causal_mask_forgotten", "the causal results are wrong: recomputing p, the "
+                "keys after each query were not masked, so exp(S − L) gave them weight the "
+                "forward pass never did. For CAUSAL add cols[None, :] <= rows[:, None] to "
+                "`visible` before tl.where.", _blocked_backward(causal_p=False)),
+    ],
+)
+
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [SOFTMAX_ROWS, SOFTMAX_LONG_ROWS, FLASH_ATTENTION]
+EXERCISES = [SOFTMAX_ROWS, SOFTMAX_LONG_ROWS, FLASH_ATTENTION, FLASH_ATTENTION_BACKWARD]

@@ -114,3 +114,58 @@ def flash_attention(q, k, v, causal=False):
     attention_kernel[grid](q, k, v, out, seq_q, k.size(1), 1 / math.sqrt(d),
                            D=d, BLOCK=16, CAUSAL=causal)
     return out.reshape(batch, heads, seq_q, d)
+
+
+def flash_attention_backward(q, k, v, d_out, causal=False):
+    """dK and dV of attention of q, k, v (batch, heads, seq, d) given dO = d_out: one Triton
+    program per block of 16 keys of one head, streaming blocks of 16 queries."""
+
+    @triton.jit
+    def dk_dv_kernel(Q, K, V, dO, LSE, Delta, dK, dV, seq_q, seq_k, scale,
+                     D: tl.constexpr, BLOCK: tl.constexpr, CAUSAL: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # this program's keys
+        dims = tl.arange(0, D)
+        kv = head * seq_k * D + cols[:, None] * D + dims[None, :]  # (BLOCK, D) offsets
+        k = tl.load(K + kv, mask=cols[:, None] < seq_k, other=0.0)  # kept for the loop
+        v = tl.load(V + kv, mask=cols[:, None] < seq_k, other=0.0)
+        dk = tl.zeros([BLOCK, D], tl.float32)  # Σ over queries of dSᵀ Q · scale
+        dv = tl.zeros([BLOCK, D], tl.float32)  # Σ over queries of Pᵀ dO
+        for start in range(0, seq_q, BLOCK):
+            rows = start + tl.arange(0, BLOCK)  # this block's queries
+            qo = head * seq_q * D + rows[:, None] * D + dims[None, :]
+            q = tl.load(Q + qo, mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D)
+            do = tl.load(dO + qo, mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D)
+            lse = tl.load(LSE + head * seq_q + rows, mask=rows < seq_q, other=0.0)  # L
+            delta = tl.load(Delta + head * seq_q + rows, mask=rows < seq_q, other=0.0)  # D
+            s = tl.dot(q, tl.trans(k)) * scale  # (BLOCK, BLOCK) scores, queries × keys
+            visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
+            if CAUSAL:
+                visible = visible & (cols[None, :] <= rows[:, None])
+            p = tl.where(visible, tl.exp(s - lse[:, None]), 0.0)  # the weights, recomputed
+            dv += tl.dot(tl.trans(p), do)  # Pᵀ dO
+            dp = tl.dot(do, tl.trans(v))  # dO Vᵀ
+            ds = p * (dp - delta[:, None])  # the softmax's backward
+            dk += tl.dot(tl.trans(ds), q) * scale  # dSᵀ Q, scaled as the scores were
+
+        tl.store(dK + kv, dk, mask=cols[:, None] < seq_k)
+        tl.store(dV + kv, dv, mask=cols[:, None] < seq_k)
+
+    batch, heads, seq_q, d = q.shape
+    seq_k = k.size(2)
+    scale = 1 / math.sqrt(d)
+    # given, in PyTorch: the forward pass's L (logsumexp of each query's scaled scores) and
+    # D = rowsum(dO ∘ O) — the package's kernels compute both without a (seq, seq) tensor
+    scores = q @ k.transpose(-2, -1) * scale  # (batch, heads, seq_q, seq_k)
+    if causal:
+        hidden = torch.ones(seq_q, seq_k, dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(hidden, float("-inf"))
+    lse = scores.logsumexp(-1).contiguous()  # (batch, heads, seq_q)
+    delta = (d_out * (scores.softmax(-1) @ v)).sum(-1).contiguous()  # (batch, heads, seq_q)
+    q, k, v, d_out = (t.reshape(batch * heads, t.size(2), d).contiguous()
+                      for t in (q, k, v, d_out))
+    dk, dv = torch.empty_like(k), torch.empty_like(v)  # (batch · heads, seq_k, d)
+    grid = (triton.cdiv(seq_k, 16), batch * heads)  # (key blocks, heads)
+    dk_dv_kernel[grid](q, k, v, d_out, lse, delta, dk, dv, seq_q, seq_k, scale,
+                       D=d, BLOCK=16, CAUSAL=causal)
+    return dk.reshape(batch, heads, seq_k, d), dv.reshape(batch, heads, seq_k, d)

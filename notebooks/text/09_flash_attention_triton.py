@@ -654,6 +654,145 @@ for seq in (4096, 16384):
           f"L {l_bytes / MiB:4.1f} MiB")
 
 # %% [markdown]
+# **The formulas, kernel by kernel.** With the loss's gradient $dO$ (the shape of $O$) and $L$,
+# `fl.flash_attention` trains: a `torch.autograd.Function` runs three backward kernels
+# (FlashAttention-2's Algorithm 2, as in Triton's fused-attention tutorial):
+#
+# | kernel | one program per | computes |
+# |---|---|---|
+# | `_backward_preprocess` | block of queries | $D_i = \sum_d dO_{id}\, O_{id}$ (it equals $\sum_j P_{ij}\, dP_{ij}$) |
+# | `_backward_dk_dv` | block of **keys** | streams query blocks: $P = e^{S - L}$, $dV \mathrel{+}= P^\top dO$, $dP = dO\, V^\top$, $dS = P \circ (dP - D)$, $dK \mathrel{+}= dS^\top Q \cdot \text{scale}$ |
+# | `_backward_dq` | block of **queries** | streams key blocks: the same $P$, $dP$, $dS$, then $dQ \mathrel{+}= dS\, K \cdot \text{scale}$ |
+#
+# $D$ is the softmax backward's row term $\sum_j P_{ij}\, dP_{ij}$: as $dP = dO\,V^\top$ and
+# $O = PV$, that sum is $\sum_d dO_{id}\, O_{id}$ — one number per query from two `(seq_q, d)`
+# tensors, computed once before the two big kernels instead of from every tile of $dP$.
+#
+# $dK$ and $dV$ are sums over queries, $dQ$ a sum over keys. Giving each program the rows it
+# writes — key blocks in one kernel, query blocks in the other — means no two programs add into
+# the same memory; the price is computing $P$ and $dP$ twice.
+
+# %% attncourse={"alt": "Two 4 by 4 grids of score tiles, queries down and keys across, lower triangle shaded for causal attention. Left: one dK/dV program owns key block 1; an arrow runs down its column through the query blocks it reads, and it writes dK and dV for its keys. Right: one dQ program owns query block 2; an arrow runs along its row through the key blocks up to the diagonal, and it writes dQ for its queries"}
+def draw_backward_flow(blocks=4, key_block=1, query_block=2):
+    """Which tiles one dK/dV program and one dQ program visit (causal), and what each writes."""
+    fig, axes = plt.subplots(1, 2, figsize=(8, 3.6))
+    visible = torch.ones(blocks, blocks).tril()  # causal: tiles on and left of the diagonal
+    for ax, title in zip(axes, ("_backward_dk_dv: one key block", "_backward_dq: one query block")):
+        ax.imshow(visible * 0.25, cmap="Greys", vmin=0, vmax=1)
+        ax.set(title=title, xlabel="key blocks (K, V)", ylabel="query blocks (Q, dO, L, D)",
+               xticks=range(blocks), yticks=range(blocks))
+    axes[0].add_patch(plt.Rectangle((key_block - 0.5, key_block - 0.5), 1, blocks - key_block,
+                                    fill=False, ec="tab:orange", lw=3))
+    axes[0].annotate("", (key_block, blocks - 0.6), (key_block, key_block - 0.4),
+                     arrowprops={"arrowstyle": "->", "color": "tab:orange", "lw": 2})
+    axes[0].text(key_block + 0.6, key_block, "reads Q, dO, L, D\nper query block;\n"
+                 "writes dK, dV once", color="tab:orange", va="top", fontsize=9)
+    axes[1].add_patch(plt.Rectangle((-0.5, query_block - 0.5), query_block + 1, 1,
+                                    fill=False, ec="tab:blue", lw=3))
+    axes[1].annotate("", (query_block + 0.4, query_block), (-0.4, query_block),
+                     arrowprops={"arrowstyle": "->", "color": "tab:blue", "lw": 2})
+    axes[1].text(-0.4, query_block + 0.9, "reads K, V per key block; writes dQ once",
+                 color="tab:blue", fontsize=9)
+    fig.tight_layout()
+    plt.show()
+
+
+draw_backward_flow()
+
+# %% [markdown]
+# **Exercise `flash_attention_backward`.** Below is the dK/dV kernel, simplified as the forward
+# exercise was (blocks of 16, contiguous heads, float32), with $L$ and $D$ computed for it in
+# PyTorch. Each program keeps one block of keys and values on the chip and loops over the blocks
+# of queries; `s` `(BLOCK, BLOCK)` is computed, queries × keys, and `visible` marks the tile's
+# real queries and keys. Write the loop's body:
+#
+# 1. recompute `p` $= e^{s - L}$, $0$ where not `visible` — and for causal attention where the
+#    key comes after the query;
+# 2. add $P^\top dO$ to `dv`; compute $dP = dO\,V^\top$ and $dS = P \circ (dP - D)$;
+# 3. add $dS^\top Q \cdot \text{scale}$ to `dk`.
+#
+# `lse` and `delta` are `(BLOCK,)`, one per query: `lse[:, None]` where they meet a tile.
+
+# %% attncourse={"exercise": "flash_attention_backward"} tags=["exercise"]
+def flash_attention_backward(q, k, v, d_out, causal=False):
+    """dK and dV of attention of q, k, v (batch, heads, seq, d) given dO = d_out: one Triton
+    program per block of 16 keys of one head, streaming blocks of 16 queries."""
+
+    @triton.jit
+    def dk_dv_kernel(Q, K, V, dO, LSE, Delta, dK, dV, seq_q, seq_k, scale,
+                     D: tl.constexpr, BLOCK: tl.constexpr, CAUSAL: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        cols = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)  # this program's keys
+        dims = tl.arange(0, D)
+        kv = head * seq_k * D + cols[:, None] * D + dims[None, :]  # (BLOCK, D) offsets
+        k = tl.load(K + kv, mask=cols[:, None] < seq_k, other=0.0)  # kept for the loop
+        v = tl.load(V + kv, mask=cols[:, None] < seq_k, other=0.0)
+        dk = tl.zeros([BLOCK, D], tl.float32)  # Σ over queries of dSᵀ Q · scale
+        dv = tl.zeros([BLOCK, D], tl.float32)  # Σ over queries of Pᵀ dO
+        for start in range(0, seq_q, BLOCK):
+            rows = start + tl.arange(0, BLOCK)  # this block's queries
+            qo = head * seq_q * D + rows[:, None] * D + dims[None, :]
+            q = tl.load(Q + qo, mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D)
+            do = tl.load(dO + qo, mask=rows[:, None] < seq_q, other=0.0)  # (BLOCK, D)
+            lse = tl.load(LSE + head * seq_q + rows, mask=rows < seq_q, other=0.0)  # L
+            delta = tl.load(Delta + head * seq_q + rows, mask=rows < seq_q, other=0.0)  # D
+            s = tl.dot(q, tl.trans(k)) * scale  # (BLOCK, BLOCK) scores, queries × keys
+            visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
+            # your code: recompute p (causal mask too), then add this block to dv and dk
+            pass
+
+        tl.store(dK + kv, dk, mask=cols[:, None] < seq_k)
+        tl.store(dV + kv, dv, mask=cols[:, None] < seq_k)
+
+    raise NotImplementedError  # write the loop's body, then delete this line
+    batch, heads, seq_q, d = q.shape
+    seq_k = k.size(2)
+    scale = 1 / math.sqrt(d)
+    # given, in PyTorch: the forward pass's L (logsumexp of each query's scaled scores) and
+    # D = rowsum(dO ∘ O) — the package's kernels compute both without a (seq, seq) tensor
+    scores = q @ k.transpose(-2, -1) * scale  # (batch, heads, seq_q, seq_k)
+    if causal:
+        hidden = torch.ones(seq_q, seq_k, dtype=torch.bool, device=q.device).triu(1)
+        scores = scores.masked_fill(hidden, float("-inf"))
+    lse = scores.logsumexp(-1).contiguous()  # (batch, heads, seq_q)
+    delta = (d_out * (scores.softmax(-1) @ v)).sum(-1).contiguous()  # (batch, heads, seq_q)
+    q, k, v, d_out = (t.reshape(batch * heads, t.size(2), d).contiguous()
+                      for t in (q, k, v, d_out))
+    dk, dv = torch.empty_like(k), torch.empty_like(v)  # (batch · heads, seq_k, d)
+    grid = (triton.cdiv(seq_k, 16), batch * heads)  # (key blocks, heads)
+    dk_dv_kernel[grid](q, k, v, d_out, lse, delta, dk, dv, seq_q, seq_k, scale,
+                       D=d, BLOCK=16, CAUSAL=causal)
+    return dk.reshape(batch, heads, seq_k, d), dv.reshape(batch, heads, seq_k, d)
+
+
+# %%
+check("flash_attention_backward", flash_attention_backward)
+
+# %% [markdown]
+# **The package's backward pass against PyTorch's.** The same random inputs and output gradient
+# through `fl.flash_attention` (forward and backward kernels) and through SDPA, in float32, with
+# 72 tokens — two full blocks of 32 and a partial one:
+
+# %% tags=["nbval-check-output"]
+from functools import partial
+
+
+def gradients(attend, q, k, v, d_out):
+    """dQ, dK and dV of attend(q, k, v) for the output gradient d_out."""
+    leaves = [t.clone().requires_grad_() for t in (q, k, v)]
+    return torch.autograd.grad(attend(*leaves), leaves, d_out)
+
+
+gen = torch.Generator().manual_seed(9)
+q, k, v, d_out = (torch.randn(1, 2, 72, 32, generator=gen) for _ in range(4))
+for causal in (False, True):
+    ours = gradients(partial(fl.flash_attention, causal=causal), q, k, v, d_out)
+    sdpa = gradients(partial(F.scaled_dot_product_attention, is_causal=causal), q, k, v, d_out)
+    same = all(torch.allclose(a, b, atol=1e-5) for a, b in zip(ours, sdpa))
+    print(f"{'causal' if causal else 'full':>6}: dQ, dK, dV from the kernels equal SDPA's within "
+          f"1e-5: {same}")
+
+# %% [markdown]
 # ## Quiz
 
 # %% attncourse={"quiz": true}
