@@ -322,7 +322,8 @@ for n in (4, 16, 64):
 # pair into a state with 16 rows, however many pairs it holds: at 16 pairs 0.81 of them come
 # back right, at 64 fewer than half. That is the price of O(1) decoding: a fixed-size state
 # cannot keep everything.
-#
+
+# %% [markdown]
 # ## 6 · Side by side
 #
 # One layer of each, decoding the same 128 tokens one at a time, in float32: how many bytes
