@@ -1749,8 +1749,6 @@ backward_delta_as_rowsum_p_dp_of_block = backward(  # D from this key block's ti
         "dp - delta[:, None]", "dp - tl.sum(p * dp, 1)[:, None]"))
 backward_exp_without_lse = backward("backward_exp_without_lse", BACKWARD_OK.replace(
     "tl.exp(s - lse[:, None])", "tl.exp(s)"))
-backward_scale_on_dv = backward("backward_scale_on_dv", BACKWARD_OK.replace(
-    "tl.dot(tl.trans(p), do)", "tl.dot(tl.trans(p), do) * scale"))
 backward_no_transposes = backward("backward_no_transposes", BACKWARD_OK.replace(
     "tl.dot(tl.trans(p), do)", "tl.dot(p, do)").replace("tl.dot(tl.trans(ds), q)", "tl.dot(ds, q)"))
 backward_scale_divided = backward("backward_scale_divided", BACKWARD_OK.replace(
@@ -1787,8 +1785,7 @@ SLIPS.update({
         backward_ds_not_transposed: "ds_not_transposed",
         backward_where_without_causal: "causal_mask_forgotten",
         backward_delta_as_rowsum_p_dp_of_block: None,
-        backward_exp_without_lse: None,
-        backward_scale_on_dv: None,
+        backward_exp_without_lse: "lse_not_subtracted",
         backward_no_transposes: None,
         backward_scale_divided: None,
     },

@@ -517,7 +517,7 @@ def _backward_cases():
 
 
 def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_dk=True,
-                      delta_from_dp=False):
+                      delta_from_dp=False, subtract_lse=True):
     """The exercise's dK/dV kernel in PyTorch, tile by tile as the kernel pads and masks them,
     written right — or wrong where an argument says."""
     def backward(q, k, v, d_out, causal=False):
@@ -542,7 +542,8 @@ def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_
                 visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
                 if causal and causal_p:
                     visible = visible & (cols[None, :] <= rows[:, None])
-                p = torch.where(visible, torch.exp(s - lse[..., r0:r0 + BLOCK, None]), 0.0)
+                shift = lse[..., r0:r0 + BLOCK, None] if subtract_lse else 0.0
+                p = torch.where(visible, torch.exp(s - shift), 0.0)
                 dv[..., c0:c0 + BLOCK, :] += (p.transpose(-2, -1) if transpose_p else p) @ dob
                 dp = dob @ vb.transpose(-2, -1)
                 row_d = dp.sum(-1) if delta_from_dp else delta[..., r0:r0 + BLOCK]
@@ -597,6 +598,10 @@ FLASH_ATTENTION_BACKWARD = Exercise(
                 "keys after each query were not masked, so exp(S − L) gave them weight the "
                 "forward pass never did. For CAUSAL add cols[None, :] <= rows[:, None] to "
                 "`visible` before tl.where.", _blocked_backward(causal_p=False)),
+        Mistake("lse_not_subtracted", "the weights were recomputed as exp(S) without "
+                "subtracting L, so they are not normalised (each row sums to e^L, not 1): "
+                "p = exp(s − lse[:, None]) is the softmax, with no max and no sum needed.",
+                _blocked_backward(subtract_lse=False)),
     ],
 )
 
