@@ -9,6 +9,10 @@ The story, top to bottom (notebook 09):
    outside its tensors would read garbage or corrupt memory; here such an access becomes an
    error that says so. With a GPU, kernels are compiled and read GPU memory (:data:`DEVICE`),
    and float32 dot products are exact, not TF32 (``TRITON_F32_DEFAULT=ieee``), as on a CPU.
+   The bounds check patches Triton's private insides, so at import it proves itself on a
+   kernel that reads past its tensor; where it cannot, it is left out and says so once
+   (:data:`BOUNDS_CHECKED`). The interpreter has no bfloat16 ``tl.dot`` (it multiplies bit
+   patterns), so kernels refuse bfloat16 there: float32 and float16 on a CPU.
    Without Triton (macOS, Windows) ``triton`` and ``tl`` are stand-ins that explain, and the
    functions below compute their results with PyTorch instead;
 2. :func:`softmax_rows` — the smallest real kernel: one program per row, a masked load, the
@@ -19,7 +23,9 @@ The story, top to bottom (notebook 09):
    :func:`~attncourse.efficient.online_softmax_update`, in registers), and writes each output
    row once. Blocks every query of the program sees completely run without a mask; the rest
    (the end of the sequence, the causal diagonal) with one; blocks right of the causal
-   diagonal are never visited. On a GPU the block sizes are autotuned;
+   diagonal are never visited. On a GPU the block sizes are autotuned. It trains: its
+   backward pass (3b) is three kernels — D = rowsum(dO ∘ O), then dK and dV per block of
+   keys, dQ per block of queries — that recompute the weights from the saved logsumexp;
 4. :func:`tiles_visited`, :func:`memory_traffic` — what the kernel saves, counted: tiles
    skipped, bytes moved between the GPU's memory and its cores, FLOPs per byte;
 5. :func:`race` — timing against the naive formula, notebook 07's tiled attention and
@@ -785,6 +791,6 @@ def race(lengths=(1024, 2048, 4096, 8192, 16384), d=64, causal=False, dtype=torc
     return rows
 
 
-__all__ = ["HAS_TRITON", "INTERPRETING", "CAN_RUN", "DEVICE", "BOUNDS_CHECKED", "NO_TRITON",
-           "TritonUnavailable", "status", "triton", "tl", "softmax_rows", "flash_attention",
+__all__ = ["HAS_TRITON", "INTERPRETING", "CAN_RUN", "DEVICE", "BOUNDS_CHECKED",
+           "UNGUARDED_BECAUSE", "NO_TRITON", "TritonUnavailable", "status", "triton", "tl", "softmax_rows", "flash_attention",
            "tiles_visited", "Traffic", "memory_traffic", "attention_flops", "race"]

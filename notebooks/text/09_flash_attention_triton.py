@@ -821,7 +821,9 @@ quiz.show("09")
 #   the grid must have enough programs for 132 SMs. `triton.autotune` times the candidates once
 #   per value of its `key`; a pruning function drops those that cannot launch.
 # - **The backward pass** keeps one number per query, $L = m + \log \ell$, and recomputes the
-#   weights tile by tile as $e^{S - L}$: FLOPs traded for bytes.
+#   weights tile by tile as $e^{S - L}$: FLOPs traded for bytes. Three kernels: $D$ per query,
+#   then $dK, dV$ per block of keys and $dQ$ per block of queries, each program writing only its
+#   own rows — and `fl.flash_attention` trains, its gradients equal to SDPA's.
 #
 # ## Going further
 # - T. Dao et al., [FlashAttention](https://arxiv.org/abs/2205.14135) (2022), and T. Dao,
