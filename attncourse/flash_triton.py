@@ -792,5 +792,6 @@ def race(lengths=(1024, 2048, 4096, 8192, 16384), d=64, causal=False, dtype=torc
 
 
 __all__ = ["HAS_TRITON", "INTERPRETING", "CAN_RUN", "DEVICE", "BOUNDS_CHECKED",
-           "UNGUARDED_BECAUSE", "NO_TRITON", "TritonUnavailable", "status", "triton", "tl", "softmax_rows", "flash_attention",
+           "UNGUARDED_BECAUSE", "NO_TRITON", "TritonUnavailable", "status", "triton", "tl",
+           "softmax_rows", "flash_attention",
            "tiles_visited", "Traffic", "memory_traffic", "attention_flops", "race"]

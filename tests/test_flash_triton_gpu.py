@@ -103,7 +103,8 @@ def test_gradients_equal_sdpas_from_float32(d, causal, dtype):
     want = torch.autograd.grad(exact(*leaves, causal), leaves, d_out.float())
     for name, got, ref in zip("qkv", ours, want):
         assert got.dtype == dtype
-        assert (got.float() - ref).abs().max() < 8 * TOLERANCE[dtype] * ref.abs().max().clamp(min=1), \
+        scale = ref.abs().max().clamp(min=1)  # gradients grow with the sequence
+        assert (got.float() - ref).abs().max() < 8 * TOLERANCE[dtype] * scale, \
             f"d{name} differs from SDPA's"
 
 
