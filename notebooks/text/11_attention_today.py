@@ -172,6 +172,60 @@ viz.interact(plot_window,
              num_sinks=widgets.IntSlider(value=2, min=0, max=6, description="sinks"))
 
 # %% [markdown]
+# **Measured.** A model has to be trained for sinks to appear, longer than this notebook can
+# afford: `benchmarks/bench_today.py` trained notebook 08's GPT with rotary positions and
+# streamed its validation text through a ring-buffer cache, without sinks and with a few, and
+# stored the loss at each position in `attncourse.today_measured`. The dashed line is where
+# the first tokens start to leave a cache without sinks.
+
+# %%
+from attncourse import today_measured as measured
+
+
+def smoothed(losses, width):
+    """The running mean of ``losses`` over ``width`` positions: the trend, not the noise."""
+    x = torch.tensor(losses)
+    return F.avg_pool1d(x[None, None], width, stride=1)[0, 0] if width > 1 else x
+
+
+def plot_stream(sinks, width):
+    fig, ax = viz.plt.subplots(figsize=(7, 3))
+    for n in measured.STREAMING:
+        curve = smoothed(measured.STREAMING[n], width)
+        ax.plot(range(width, width + len(curve)), curve, lw=2 if n == sinks else 0.8,
+                label=f"{n} sinks")
+    ax.axvline(measured.STREAM_WINDOW, ls="--", color="grey")
+    ax.set(xlabel="position in the stream", ylabel="loss (nats)",
+           title=f"window {measured.STREAM_WINDOW}, mean over {width} positions")
+    ax.legend()
+
+
+# %% attncourse={"alt": "Measured loss per position of a streamed GPT through a ring-buffer cache, with no sinks and with four sinks, smoothed over 32 positions, a dashed line at the window's size."}
+plot_stream(measured.SINKS, 32)
+
+# %% tags=["nbval-check-output"]
+past = {n: sum(v[measured.STREAM_WINDOW:]) / len(v[measured.STREAM_WINDOW:])
+        for n, v in measured.STREAMING.items()}
+for n, loss in past.items():
+    print(f"{n} sinks: mean loss past the window {loss:.2f} nats")
+print(f"{measured.SINKS} sinks lower the mean loss past the window:", past[measured.SINKS] < past[0])
+
+# %% [markdown]
+# Read the printed means before trusting the story. Sinks were found in large models trained
+# for a long time; a 2-block model trained for 300 steps may not have learned to park its
+# spare weight on the first tokens, and then the sinks only take cache slots from recent
+# tokens. Whether they help is a property of the trained model, which is why it is measured.
+
+# %% [markdown]
+# **Try it.** Pick the curve to stress and how many positions to average over.
+
+# %%
+viz.interact(plot_stream,
+             sinks=widgets.ToggleButtons(options=list(measured.STREAMING), value=measured.SINKS,
+                                         description="sinks"),
+             width=widgets.IntSlider(value=32, min=1, max=64, description="average over"))
+
+# %% [markdown]
 # ## 3 · ALiBi: a penalty instead of positions
 #
 # ALiBi (Press et al., 2022) adds no position vectors at all. Head $h$ subtracts from each
@@ -224,6 +278,17 @@ cache = ac.KVCache()
 stepped = torch.cat([layer(x[:, t:t + 1], is_causal=True, cache=cache) for t in range(9)], 1)
 print("ALiBi decoding with a KV cache equal to recomputing within 1e-5:",
       torch.allclose(stepped, full, atol=1e-5))
+
+# %% [markdown]
+# **Measured: longer than trained.** The benchmark also trained the GPT with notebook 08's
+# three kinds of positions and with ALiBi, on windows of 128 characters, and read windows of
+# 1×, 2× and 4× that length (bits per character; – : learned positions have no row past the
+# trained length):
+
+# %% tags=["nbval-check-output"]
+for name, bits in measured.EXTRAPOLATION.items():
+    read = " / ".join("–" if b is None else f"{b:.2f}" for b in bits)
+    print(f"{name:>20}: {read} bits per character at 1× / 2× / 4× the trained length")
 
 # %% [markdown]
 # ## 4 · Multi-head latent attention (MLA)
@@ -351,6 +416,24 @@ with torch.no_grad():
             if t + 1 in (32, 128):
                 held[t + 1] = cache.nbytes
         print(f"{name:>28}: {held[32]:6d} bytes after 32 tokens, {held[128]:6d} after 128")
+
+# %% [markdown]
+# And the trained variants, each notebook 08's GPT with only its attention or positions
+# changed, as `benchmarks/bench_today.py` measured them (one seed; differences under about
+# 0.1 bit are noise): bits per character on the validation text, bits on the hero's initial
+# where the name comes back (notebook 08's copying test), then the time to decode one token
+# after 1,024 and 8,192 tokens and the bytes the caches hold per token read.
+
+# %%
+print(f"{'variant':>28}  bits/char  bits on the initial")
+for name, (bits, initial, _) in measured.RESULTS.items():
+    print(f"{name:>28}  {bits:9.2f}  {initial:19.2f}")
+print()
+print(f"{'variant':>28}  ms after 1,024  ms after 8,192  cache bytes per token")
+for name, (short, long) in measured.DECODE_MS.items():
+    print(f"{name:>28}  {short:14.2f}  {long:14.2f}  "
+          f"{measured.CACHE_BYTES_PER_TOKEN[name]:21,.1f}")
+print("\nmeasured on", measured.MEASURED_ON)
 
 # %% [markdown]
 # ## Quiz
