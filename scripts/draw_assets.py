@@ -476,6 +476,28 @@ def induction_heads():
     save(fig, "10_induction_heads.png")
 
 
+
+def attention_today():
+    """Notebook 11's cover: notebook 08's attention, with its two limits, and the five changes
+    today's models make to it, each with what it buys."""
+    fig, ax = canvas(12.4, 4.2)
+    box(ax, 0.2, 1.5, 3.0, 1.3, "softmax attention (08)\nreads every earlier token:\n"
+        "cache grows with the text,\npositions stop at the trained length", GREY, 9)
+    changes = [
+        ("sliding window: the last W keys\ncache of fixed size (ring buffer)", BLUE),
+        ("attention sinks: keep the first tokens\nstreaming past the window", BLUE),
+        ("ALiBi: score − m·(i − j)\nno positions: reads longer texts", GREEN),
+        ("MLA: cache one latent per token\nkeys and values projected up", ORANGE),
+        ("linear attention: φ(q)ᵀS / φ(q)ᵀz\nO(1) per token, fixed-size state", PURPLE),
+    ]
+    for i, (text, colour) in enumerate(changes):
+        y = 3.4 - i * 0.8
+        box(ax, 5.2, y, 4.6, 0.65, text, colour, 9)
+        arrow(ax, 3.2, 2.15, 5.2, y + 0.32)
+    ax.text(10.0, 2.15, "each checked against\nthe form it must equal", fontsize=9,
+            va="center")
+    save(fig, "11_attention_today.png")
+
 if __name__ == "__main__":
     ASSETS.mkdir(exist_ok=True)
     course_map()
@@ -491,3 +513,4 @@ if __name__ == "__main__":
     gpt_model()
     flash_attention_triton()
     induction_heads()
+    attention_today()

@@ -3,7 +3,7 @@
 #
 # [Open in Colab](https://colab.research.google.com/github/attncourse/attncourse/blob/main/notebooks/11_attention_today.ipynb) — runs in your browser; the first code cell installs the course there.
 #
-# ![Placeholder diagram of notebook 11, today's attention: a grey box to be replaced by a drawing of what the notebook builds](attachment:11_attention_today.png)
+# ![Notebook 08's softmax attention, whose cache grows with the text and whose positions stop at the trained length, with arrows to the five changes of this notebook: sliding window, attention sinks, ALiBi, MLA and linear attention, each with what it buys](attachment:11_attention_today.png)
 #
 # Notebook 08's GPT attends to every earlier token: its KV cache grows with the text, and its
 # learned positions stop at the trained length. Models people use today change attention in
