@@ -1,0 +1,225 @@
+"""Notebook 11's attention variants side by side. Each GPT is notebook 08's model (2 blocks,
+d_model 64, 4 heads, windows of 128 characters) trained by ``gpt.train_lm`` at notebook 08's
+budget (300 steps, batch 16, peak lr 0.01 after a 30-step warm-up, weights and windows from
+seed 0, one thread), changing only its attention or positions. Measured per variant:
+validation bits per character; notebook 08's name copying (bits on the hero's initial where
+the name comes back, ``bench_copying``'s scoring); KV-cache bytes per token, read off the
+caches after 8,192 tokens; the time to decode one token after 1,024 and 8,192 tokens of
+context (untrained weights, all variants timed in turn in one process); the loss on windows
+of 1×, 2× and 4× the trained length (ALiBi against learned, sinusoidal, rotary positions);
+the streaming losses of the rotary model through a ring-buffer cache, without and with
+sinks; and the associative-recall task for softmax and linear attention. This script writes
+what it measured into ``attncourse/today_measured.py``, which the notebook plots.
+"""
+
+import platform
+import statistics
+import time
+from pathlib import Path
+
+import torch
+from bench_copying import hero_returns, log2_probs
+from common import table
+
+from attncourse import gpt, recall
+from attncourse.mla import kv_cache_bytes_per_token
+from attncourse.sliding_window import RingKVCache, streaming_position_losses
+from attncourse.stories import tiny_stories
+
+MEASURED = Path(__file__).resolve().parent.parent / "attncourse" / "today_measured.py"
+CONTEXT, STEPS, BATCH, LR, WARMUP = 128, 300, 16, 1e-2, 30
+WINDOW, SINKS = 32, 4
+VARIANTS = {  # name: what changes from notebook 08's GPTConfig
+    "softmax, learned": dict(positions="learned"),
+    "softmax, sinusoidal": dict(positions="sinusoidal"),
+    "softmax, rotary": dict(positions="rotary"),
+    "ALiBi": dict(attention="alibi", positions="none"),
+    f"sliding window {WINDOW}": dict(attention="sliding_window", window=WINDOW),
+    f"sliding window {WINDOW} + {SINKS} sinks": dict(attention="sliding_window", window=WINDOW,
+                                                     num_sinks=SINKS),
+    "linear": dict(attention="linear", positions="learned"),
+    "MLA": dict(attention="mla"),
+}
+EXTRAPOLATING = ("softmax, learned", "softmax, sinusoidal", "softmax, rotary", "ALiBi")
+LENGTHS = (1, 2, 4)  # × CONTEXT
+DECODING = {  # name: the config decoded (positions reaching 8k), and whether its cache is a ring
+    "softmax, rotary": (dict(positions="rotary"), False),
+    "ALiBi": (dict(attention="alibi", positions="none"), False),
+    f"sliding window {WINDOW} + {SINKS} sinks": (
+        dict(attention="sliding_window", window=WINDOW, num_sinks=SINKS), True),
+    "linear": (dict(attention="linear", positions="none"), False),
+    "MLA (absorbed)": (dict(attention="mla"), False),
+}
+DECODE_CONTEXTS, DECODE_STEPS = (1024, 8192), 16
+STREAM_TOKENS, STREAM_WINDOW = 512, 64
+RECALL = dict(num_pairs=4, num_keys=8, num_values=8, steps=800, lr=3e-3)
+
+
+def train(tok, train_ids, **change):
+    torch.manual_seed(0)
+    model = gpt.GPT(gpt.GPTConfig(len(tok), context=CONTEXT, **change))
+    history = gpt.train_lm(model, train_ids, steps=STEPS, batch_size=BATCH, lr=LR,
+                           warmup=WARMUP, progress=False)
+    return model, history.seconds
+
+
+def extrapolation(model, val_ids):
+    """Bits per character on windows of 1×, 2×, 4× the trained length (None: it cannot read
+    that far — learned positions stop at the context)."""
+    out = []
+    for n in LENGTHS:
+        try:
+            out.append(round(gpt.bits_per_char(
+                gpt.position_losses(model, val_ids, n * CONTEXT).mean().item()), 3))
+        except ValueError:
+            out.append(None)
+    return out
+
+
+@torch.no_grad()
+def decode_times(vocab):
+    """``{name: [ms per token after each context]}`` and cache bytes per token at the longest
+    context, every variant decoding in turn in this process, one thread."""
+    times, nbytes = {name: [] for name in DECODING}, {}
+    torch.manual_seed(0)
+    models = {name: gpt.GPT(gpt.GPTConfig(vocab, context=CONTEXT, **change)).eval()
+              for name, (change, _) in DECODING.items()}
+    for block in models["MLA (absorbed)"].blocks:
+        block.self_attn.absorb = True
+    for context in DECODE_CONTEXTS:
+        ids = torch.randint(0, vocab, (1, context + DECODE_STEPS))
+        for name, (_, ring) in DECODING.items():
+            model = models[name]
+            caches = [RingKVCache(WINDOW, SINKS) if ring else gpt.new_cache(model.config)
+                      for _ in model.blocks]
+            chunk = 1 if ring else 512  # a ring takes one token a call
+            for s in range(0, context, chunk):
+                gpt.forward_cached(model, ids[:, s:s + chunk], caches, s)
+            step = []
+            for t in range(context, context + DECODE_STEPS):
+                start = time.perf_counter()
+                gpt.forward_cached(model, ids[:, t:t + 1], caches, t)
+                step.append(time.perf_counter() - start)
+            times[name].append(round(1000 * statistics.median(step), 3))
+            nbytes[name] = round(sum(c.nbytes for c in caches) / (context + DECODE_STEPS), 1)
+    return times, nbytes
+
+
+def run_recall():
+    """Accuracy on 1,000 fresh recall sequences after training, softmax and linear."""
+    r = RECALL
+    test = recall.recall_batch(1000, r["num_pairs"], r["num_keys"], r["num_values"],
+                               torch.Generator().manual_seed(99))
+    out = {}
+    for attention in ("softmax", "linear"):
+        torch.manual_seed(0)
+        model = gpt.GPT(recall.recall_config(attention, r["num_pairs"], r["num_keys"],
+                                             r["num_values"]))
+        recall.train_recall(model, r["num_keys"], r["num_values"], steps=r["steps"], lr=r["lr"])
+        out[attention] = round(recall.recall_accuracy(model, test), 3)
+    return out
+
+
+def main():
+    start = time.perf_counter()
+    corpus = tiny_stories()
+    tok = gpt.CharTokenizer(corpus.train)
+    train_ids, val_ids = tok.encode(corpus.train), tok.encode(corpus.validation)
+    places, _ = hero_returns(corpus.validation)
+    results, extrapolate, streams = {}, {}, {}
+    for name, change in VARIANTS.items():
+        model, seconds = train(tok, train_ids, **change)
+        bits = gpt.bits_per_char(gpt.evaluate_loss(model, val_ids))
+        scores = log2_probs(model, val_ids, context=CONTEXT, stride=CONTEXT // 2)
+        hero = places[~torch.isnan(scores[places])]
+        results[name] = (round(bits, 3), round(-scores[hero].mean().item(), 3), round(seconds))
+        if name in EXTRAPOLATING:
+            extrapolate[name] = extrapolation(model, val_ids)
+        if name == "softmax, rotary":
+            stream = val_ids[:STREAM_TOKENS]
+            streams = {sinks: [round(x, 2) for x in
+                               streaming_position_losses(model, stream, STREAM_WINDOW,
+                                                         sinks).tolist()]
+                       for sinks in (0, SINKS)}
+    decode, cache_bytes = decode_times(len(tok))
+    recalled = run_recall()
+    formula = kv_cache_bytes_per_token(gpt.GPTConfig(len(tok), attention="mla"))
+    return report(results, extrapolate, streams, decode, cache_bytes, recalled, formula,
+                  time.perf_counter() - start)
+
+
+def report(results, extrapolate, streams, decode, cache_bytes, recalled, formula, seconds):
+    """Write ``attncourse/today_measured.py`` and return the markdown section."""
+    measured_on = (f"{platform.machine()}, 1 thread, torch {torch.__version__}, "
+                   f"{time.strftime('%Y-%m-%d')}")
+    MEASURED.write_text(
+        '"""Notebook 11\'s attention variants as `benchmarks/bench_today.py` measured it: '
+        'written by that\nscript (rerun it to refresh), read by the notebook, which cannot '
+        'afford the runs.\n\nRESULTS[variant]: (validation bits per character, bits on the '
+        'hero\'s initial where the name\ncomes back, training seconds) after STEPS steps of '
+        'notebook 08\'s recipe. EXTRAPOLATION[variant]:\nbits per character on windows of '
+        'LENGTHS × CONTEXT (None: it cannot read that far). DECODE_MS[variant]:\nms per '
+        'token after each of DECODE_CONTEXTS tokens; CACHE_BYTES_PER_TOKEN: float32 bytes '
+        'its caches hold per\ntoken read, after the longest. STREAMING[sinks]: the rotary '
+        'model\'s loss (nats) at each position of\nthe validation text read through a '
+        'ring-buffer cache of STREAM_WINDOW positions and that many sinks.\nRECALL[attention]: '
+        'accuracy on associative recall (RECALL_TASK). FORMULA_BYTES: float16 KV-cache\nbytes '
+        'per token of notebook 08\'s shape as MHA, GQA (2 key/value heads), MQA and MLA."""\n\n'
+        f"CONTEXT = {CONTEXT}\n"
+        f"STEPS = {STEPS}\n"
+        f"WINDOW = {WINDOW}\n"
+        f"SINKS = {SINKS}\n"
+        f"LENGTHS = {LENGTHS!r}\n"
+        f"DECODE_CONTEXTS = {DECODE_CONTEXTS!r}\n"
+        f"STREAM_WINDOW = {STREAM_WINDOW}\n"
+        f"RESULTS = {results!r}\n"
+        f"EXTRAPOLATION = {extrapolate!r}\n"
+        f"DECODE_MS = {decode!r}\n"
+        f"CACHE_BYTES_PER_TOKEN = {cache_bytes!r}\n"
+        f"STREAMING = {streams!r}\n"
+        f"RECALL_TASK = {RECALL!r}\n"
+        f"RECALL = {recalled!r}\n"
+        f"FORMULA_BYTES = {vars(formula)!r}\n"
+        f"MEASURED_ON = {measured_on!r}\n")
+    past = {s: sum(v[STREAM_WINDOW + s:]) / len(v[STREAM_WINDOW + s:]) for s, v in streams.items()}
+    rows = [(name, f"{b:.3f}", f"{hero:.2f}",
+             " / ".join("–" if x is None else f"{x:.2f}" for x in extrapolate.get(name, [])) or "",
+             f"{seconds}") for name, (b, hero, seconds) in results.items()]
+    decoding = [(name, *(f"{ms:.2f}" for ms in decode[name]), f"{cache_bytes[name]:,.0f}")
+                for name in decode]
+    return "\n".join([
+        "## Attention in today's models (notebook 11)",
+        f"Notebook 08's GPT (2 blocks, d_model 64, 4 heads, windows of {CONTEXT}) changed only "
+        f"in its attention or positions, each trained by `gpt.train_lm` at notebook 08's budget "
+        f"({STEPS} steps, batch {BATCH}, peak lr {LR:g} after a {WARMUP}-step warm-up, seed 0, one "
+        "thread; one seed, so differences under ~0.1 bit are noise). Bits on the hero's initial: "
+        "`bench_copying`'s scoring of notebook 08's name copying, each character read with at "
+        f"least {CONTEXT // 2} before it. Extrapolation: bits per character on windows of "
+        f"{', '.join(f'{n}×' for n in LENGTHS)} the trained length (– : learned positions stop "
+        "at the context). Training seconds are wall-clock on a machine shared with other jobs.",
+        "", table(("variant", "bits per character", "bits on the hero's initial",
+                   "extrapolation 1× / 2× / 4×", "training s"), rows), "",
+        f"Decoding one token (ms, median of {DECODE_STEPS}, untrained weights of the same shape, "
+        "one thread, all variants in one process) after "
+        f"{' and '.join(f'{c:,}' for c in DECODE_CONTEXTS)} tokens, and the float32 bytes its "
+        "caches hold per token read (the sliding window's ring and linear attention's state do "
+        "not grow). By the formula, float16 bytes per token of this shape: "
+        f"MHA {formula.mha}, GQA (2 key/value heads) {formula.gqa}, MQA {formula.mqa}, "
+        f"MLA (d_latent 16 + d_rope 8) {formula.mla}.", "",
+        table(("variant", *(f"ms after {c:,}" for c in DECODE_CONTEXTS),
+               f"cache bytes per token at {DECODE_CONTEXTS[-1]:,}"), decoding), "",
+        "Streaming: the rotary model (keys rotated at their absolute positions, so the sinks "
+        "sit further back than any distance it trained on) read "
+        f"{STREAM_TOKENS} validation characters through a "
+        f"ring-buffer cache of {STREAM_WINDOW} positions: mean loss past the window "
+        f"{past[0]:.2f} nats without sinks, {past[SINKS]:.2f} with {SINKS} sinks. Associative "
+        f"recall ({RECALL['num_pairs']} pairs, {RECALL['num_keys']} keys, "
+        f"{RECALL['num_values']} values, {RECALL['steps']} steps): accuracy softmax "
+        f"{recalled['softmax']:.0%}, linear {recalled['linear']:.0%} (chance "
+        f"{1 / RECALL['num_values']:.0%}). Reproduce with `python benchmarks/run_all.py today` "
+        "(it also rewrites `attncourse/today_measured.py`, which the notebook plots); the whole "
+        f"run took {seconds:.0f} s.", ""])
+
+
+if __name__ == "__main__":
+    print(main())
