@@ -173,3 +173,14 @@ def test_gpt_variant_cached_decoding_equals_recomputing(attention):
 def test_gpt_variant_positions_are_checked():
     with pytest.raises(ValueError, match="alibi attention goes with positions"):
         gpt.GPTConfig(vocab_size=10, attention="alibi")
+
+
+def test_today_measured_matches_the_package():
+    """today_measured is written by benchmarks/bench_today.py: its cache formula is the
+    package's, and learned positions could not be read past their context."""
+    from attncourse import today_measured as t
+
+    formula = kv_cache_bytes_per_token(gpt.GPTConfig(10, attention="mla"))
+    assert t.FORMULA_BYTES == vars(formula)
+    assert t.EXTRAPOLATION["softmax, learned"][1:] == [None, None]
+    assert set(t.STREAMING) == {0, t.SINKS} and set(t.RECALL) == {"softmax", "linear"}
