@@ -81,7 +81,10 @@ class RingKVCache:
     """A KV cache of fixed size: the keys and values of the first ``num_sinks`` positions,
     kept for ever, and of the last ``window`` positions, in a ring buffer whose oldest slot
     the next position overwrites. Attention reads its keys in any order (the positions are
-    already in them, rotated or biased), so the ring is never reordered.
+    already in them: rotated, or added to the embeddings), so the ring is never reordered.
+    Not for ALiBi, whose distance penalties assume the keys in order. The keys keep their
+    absolute positions, so decoding equals recomputing with :func:`sliding_window_mask`
+    (StreamingLLM instead numbers the positions inside the cache).
 
     Hand it to an attention module's call one token at a time (``mha(x, cache=cache)``, x
     ``(batch, 1, d_model)``). ``len(cache)`` is the number of positions seen, so that a rotary
