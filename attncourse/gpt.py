@@ -45,7 +45,7 @@ from attncourse.linear_attention import LinearAttention, LinearState
 from attncourse.mla import LatentCache, MultiHeadLatentAttention
 from attncourse.multihead import MultiHeadAttention, check_num_heads
 from attncourse.rope import RotaryMultiHeadAttention
-from attncourse.sliding_window import SlidingWindowAttention
+from attncourse.sliding_window import RingKVCache, SlidingWindowAttention
 
 # ------------------------------------------------------------------------ 1. text to ids
 
@@ -604,6 +604,29 @@ def forward_cached(model: GPT, ids: Tensor, caches: list, start: int) -> Tensor:
 
 
 @torch.no_grad()
+def streaming_position_losses(model: GPT, ids: Tensor, window: int, num_sinks: int,
+                              reindex: bool = True) -> Tensor:
+    """``(len(ids) - 1,)``: the loss (nats) of ``model``'s prediction at each position when it
+    reads the 1-D ``ids`` one token at a time, each block's cache a
+    :class:`~attncourse.sliding_window.RingKVCache` of the ``window`` most recent positions
+    and the ``num_sinks`` first ones. Past ``num_sinks + window`` tokens the first tokens
+    fall out of a cache without sinks. With ``reindex`` (rotary models), positions are
+    numbered inside the cache, as StreamingLLM does; without, keys keep their own."""
+    expect(torch.is_tensor(ids) and ids.dim() == 1 and len(ids) > 1,
+           f"ids should be a 1-D tensor of at least two token ids, got {shape_of(ids)}.")
+    rotary = [m.base for m in model.modules() if isinstance(m, RotaryMultiHeadAttention)]
+    base = rotary[0] if reindex and rotary else None
+    caches = [RingKVCache(window, num_sinks, base) for _ in model.blocks]
+    ids = ids.to(model.embed.weight.device).unsqueeze(0)  # (1, n)
+    losses = []
+    with evaluating(model):
+        for t in range(ids.size(1) - 1):
+            logits = forward_cached(model, ids[:, t:t + 1], caches, t)  # (1, 1, vocab)
+            losses.append(F.cross_entropy(logits[0], ids[0, t + 1:t + 2]))
+    return torch.stack(losses).cpu()  # (n - 1,)
+
+
+@torch.no_grad()
 def generate(model: GPT, prompt: Tensor, max_new_tokens: int, temperature: float = 1.0,
              top_k: int | None = None, generator: torch.Generator | None = None,
              use_cache: bool = True) -> Tensor:
@@ -654,5 +677,7 @@ def write(model: GPT, tokenizer: CharTokenizer | BytePairEncoding, prompt: str,
 __all__ = ["CharTokenizer", "BytePairEncoding", "next_token_loss", "bits_per_char",
            "ngram_bits_per_char", "ngram_ladder", "ngram_log2_probs", "NGramModel",
            "Positions", "POSITIONS", "Attention", "ATTENTIONS", "GPTConfig", "GPT", "LMHistory",
-           "attention_module", "new_cache", "init_weights", "random_windows", "train_lm", "evaluate_loss", "position_losses",
-           "next_token_probs", "forward_cached", "generate", "write"]
+           "attention_module", "new_cache", "init_weights", "random_windows", "train_lm",
+           "evaluate_loss", "position_losses",
+           "next_token_probs", "forward_cached", "streaming_position_losses", "generate",
+           "write"]

@@ -16,16 +16,21 @@ The story, top to bottom (notebook 11):
 2. :class:`SlidingWindowAttention` — any attention module, told "causal", reads that mask;
 3. :class:`RingKVCache` — the fixed-size cache: ``num_sinks`` first keys plus a ring of the
    last ``window``; decoding with it equals recomputing with the mask;
-4. :func:`streaming_position_losses` — a trained GPT streamed over a long text with that
-   cache: its loss at each position, with or without sinks.
+4. :func:`attention_with_sink` — the other fix: a learned logit per head that takes spare
+   weight in the softmax, no token needed (gpt-oss).
+
+A trained GPT streamed through that cache, its loss at each position with or without sinks,
+is :func:`attncourse.gpt.streaming_position_losses`.
 """
+
+import math
 
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
 from attncourse.errors import expect, shape_of
-from attncourse.fit import evaluating
+from attncourse.rope import apply_rotary
 
 # ------------------------------------------------------------------- 1. the banded mask
 
@@ -83,8 +88,14 @@ class RingKVCache:
     the next position overwrites. Attention reads its keys in any order (the positions are
     already in them: rotated, or added to the embeddings), so the ring is never reordered.
     Not for ALiBi, whose distance penalties assume the keys in order. The keys keep their
-    absolute positions, so decoding equals recomputing with :func:`sliding_window_mask`
-    (StreamingLLM instead numbers the positions inside the cache).
+    absolute positions, so decoding equals recomputing with :func:`sliding_window_mask`.
+
+    StreamingLLM instead numbers the positions *inside the cache*: past the window, the sinks
+    sit right before the oldest recent key, as at the start of a text the model trained on.
+    Give ``rotary_base`` (the rotary module's ``base``) and the sinks' keys, rotated at their
+    own positions ``j``, are turned on by the positions evicted so far, ``δ``: a rotation by
+    ``j`` then ``δ`` is one by ``j + δ``, and the distance from the query to sink ``j`` becomes
+    ``num_sinks + window - 1 - j`` however long the stream.
 
     Hand it to an attention module's call one token at a time (``mha(x, cache=cache)``, x
     ``(batch, 1, d_model)``). ``len(cache)`` is the number of positions seen, so that a rotary
@@ -93,8 +104,9 @@ class RingKVCache:
 
     fixed = False  # a self-attention cache: it takes every call's keys and values
 
-    def __init__(self, window: int, num_sinks: int = 0) -> None:
-        self.window, self.num_sinks = window, num_sinks
+    def __init__(self, window: int, num_sinks: int = 0,
+                 rotary_base: float | None = None) -> None:
+        self.window, self.num_sinks, self.rotary_base = window, num_sinks, rotary_base
         self.seen = 0  # positions appended so far
         self.sinks_key = self.sinks_value = None  # (batch, heads, ≤ num_sinks, d_k)
         self.ring_key = self.ring_value = None  # (batch, heads, window, d_k), preallocated
@@ -120,8 +132,14 @@ class RingKVCache:
 
     @property
     def key(self) -> Tensor:
-        """The kept keys ``(batch, heads, kept, d_k)``, sinks first (None before any)."""
-        return self._kept(self.sinks_key, self.ring_key)
+        """The kept keys ``(batch, heads, kept, d_k)``, sinks first (None before any); with
+        ``rotary_base``, the sinks moved up to just before the window."""
+        evicted = self.seen - self.num_sinks - self.window  # positions no longer kept
+        sinks = self.sinks_key
+        if self.rotary_base is not None and sinks is not None and evicted > 0:
+            shift = torch.full((sinks.size(-2),), evicted, device=sinks.device)  # (sinks,)
+            sinks = apply_rotary(sinks, shift, self.rotary_base)  # (batch, heads, sinks, d_k)
+        return self._kept(sinks, self.ring_key)
 
     @property
     def value(self) -> Tensor:
@@ -144,29 +162,26 @@ class RingKVCache:
                                       self.ring_value) if t is not None)
 
 
-# ---------------------------------------------------------------- 4. streaming, measured
+# ------------------------------------------------------- 4. a sink without a token
 
 
-@torch.no_grad()
-def streaming_position_losses(model: nn.Module, ids: Tensor, window: int,
-                              num_sinks: int) -> Tensor:
-    """``(len(ids) - 1,)``: the loss (nats) of a trained GPT's prediction at each position
-    when it reads the 1-D ``ids`` one token at a time, each block's cache a
-    :class:`RingKVCache` of ``window`` recent positions and ``num_sinks`` first ones. Past
-    ``num_sinks + window`` tokens the first tokens fall out of a cache without sinks."""
-    from attncourse.gpt import forward_cached  # gpt builds on this module
-
-    expect(torch.is_tensor(ids) and ids.dim() == 1 and len(ids) > 1,
-           f"ids should be a 1-D tensor of at least two token ids, got {shape_of(ids)}.")
-    caches = [RingKVCache(window, num_sinks) for _ in model.blocks]
-    ids = ids.to(model.embed.weight.device).unsqueeze(0)  # (1, n)
-    losses = []
-    with evaluating(model):
-        for t in range(ids.size(1) - 1):
-            logits = forward_cached(model, ids[:, t:t + 1], caches, t)  # (1, 1, vocab)
-            losses.append(F.cross_entropy(logits[0], ids[0, t + 1:t + 2]))
-    return torch.stack(losses).cpu()  # (n - 1,)
+def attention_with_sink(q: Tensor, k: Tensor, v: Tensor, sink: Tensor,
+                        mask: Tensor | None = None) -> tuple[Tensor, Tensor]:
+    """Attention whose softmax has one more entry per row: a learned logit per head,
+    ``sink`` ``(heads,)``, standing for no token at all (gpt-oss's "sinks"). Its share of the
+    weight is dropped, so a head can put weight on nothing and no first token has to hold it.
+    ``q`` ``(batch, heads, q_len, d_k)``, ``k``, ``v`` ``(batch, heads, k_len, d_k)``,
+    ``mask`` bool, True = may attend. Returns the output ``(batch, heads, q_len, d_v)`` and
+    the weights on the keys ``(batch, heads, q_len, k_len)``, whose rows sum to less than 1."""
+    expect(torch.is_tensor(sink) and sink.shape == (q.size(1),),
+           f"sink should be ({q.size(1)},): one logit per head, got {shape_of(sink)}.")
+    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (batch, heads, q_len, k_len)
+    if mask is not None:
+        scores = scores.masked_fill(~mask, float("-inf"))
+    column = sink.view(1, -1, 1, 1).expand(*scores.shape[:-1], 1)  # (batch, heads, q_len, 1)
+    weights = F.softmax(torch.cat([scores, column], dim=-1), dim=-1)[..., :-1]  # sink dropped
+    return weights @ v, weights  # (batch, heads, q_len, d_v), (batch, heads, q_len, k_len)
 
 
 __all__ = ["sliding_window_mask", "SlidingWindowAttention", "RingKVCache",
-           "streaming_position_losses"]
+           "attention_with_sink"]

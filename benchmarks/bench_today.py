@@ -21,9 +21,11 @@ import torch
 from bench_copying import hero_returns, log2_probs
 from common import table
 
+import attncourse as ac
 from attncourse import gpt, recall
+from attncourse.fit import evaluating
 from attncourse.mla import kv_cache_bytes_per_token
-from attncourse.sliding_window import RingKVCache, streaming_position_losses
+from attncourse.sliding_window import RingKVCache
 from attncourse.stories import tiny_stories
 
 MEASURED = Path(__file__).resolve().parent.parent / "attncourse" / "today_measured.py"
@@ -52,6 +54,10 @@ DECODING = {  # name: the config decoded (positions reaching 8k), and whether it
 }
 DECODE_CONTEXTS, DECODE_STEPS = (1024, 8192), 16
 STREAM_TOKENS, STREAM_WINDOW = 512, 64
+STREAM_WINDOWS = (16, 32, 64)
+FAR = 32  # queries this far in, or further, for the weight on the first token
+STREAMS = [(window, sinks, True) for window in STREAM_WINDOWS for sinks in (0, SINKS)]
+STREAMS.append((STREAM_WINDOW, SINKS, False))  # (window, sinks, numbered inside the cache)
 RECALL = dict(num_pairs=4, num_keys=8, num_values=8, steps=800, lr=3e-3)
 
 
@@ -77,10 +83,22 @@ def extrapolation(model, val_ids):
 
 
 @torch.no_grad()
+def first_token_weight(model, val_ids):
+    """``[block][head]``: the mean attention weight on a window's first token, over queries
+    ``FAR`` and later (where 1 / (position + 1), the uniform share, is below 1 / FAR), on 16
+    validation windows: a head that parks its weight there is an attention sink."""
+    windows = torch.stack([val_ids[s:s + CONTEXT] for s in range(0, 16 * CONTEXT, CONTEXT)])
+    with ac.record_attention(model) as weights, evaluating(model):
+        model(windows)
+    return [[round(w, 3) for w in weights[block.self_attn][:, :, FAR:, 0].mean((0, 2)).tolist()]
+            for block in model.blocks]
+
+
+@torch.no_grad()
 def decode_times(vocab):
-    """``{name: [ms per token after each context]}`` and cache bytes per token at the longest
-    context, every variant decoding in turn in this process, one thread."""
-    times, nbytes = {name: [] for name in DECODING}, {}
+    """``{name: [ms per token after each context]}`` and ``{name: [bytes its caches hold
+    after each context]}``, every variant decoding in turn in this process, one thread."""
+    times, nbytes = {name: [] for name in DECODING}, {name: [] for name in DECODING}
     torch.manual_seed(0)
     models = {name: gpt.GPT(gpt.GPTConfig(vocab, context=CONTEXT, **change)).eval()
               for name, (change, _) in DECODING.items()}
@@ -101,7 +119,7 @@ def decode_times(vocab):
                 gpt.forward_cached(model, ids[:, t:t + 1], caches, t)
                 step.append(time.perf_counter() - start)
             times[name].append(round(1000 * statistics.median(step), 3))
-            nbytes[name] = round(sum(c.nbytes for c in caches) / (context + DECODE_STEPS), 1)
+            nbytes[name].append(sum(c.nbytes for c in caches))
     return times, nbytes
 
 
@@ -137,18 +155,17 @@ def main():
             extrapolate[name] = extrapolation(model, val_ids)
         if name == "softmax, rotary":
             stream = val_ids[:STREAM_TOKENS]
-            streams = {sinks: [round(x, 2) for x in
-                               streaming_position_losses(model, stream, STREAM_WINDOW,
-                                                         sinks).tolist()]
-                       for sinks in (0, SINKS)}
+            streams = {setup: [round(x, 2) for x in gpt.streaming_position_losses(
+                model, stream, *setup).tolist()] for setup in STREAMS}
+            first_weight = first_token_weight(model, val_ids)
     decode, cache_bytes = decode_times(len(tok))
     recalled = run_recall()
     formula = kv_cache_bytes_per_token(gpt.GPTConfig(len(tok), attention="mla"))
-    return report(results, extrapolate, streams, decode, cache_bytes, recalled, formula,
+    return report(results, extrapolate, streams, first_weight, decode, cache_bytes, recalled, formula,
                   time.perf_counter() - start)
 
 
-def report(results, extrapolate, streams, decode, cache_bytes, recalled, formula, seconds):
+def report(results, extrapolate, streams, first_weight, decode, cache_bytes, recalled, formula, seconds):
     """Write ``attncourse/today_measured.py`` and return the markdown section."""
     measured_on = (f"{platform.machine()}, 1 thread, torch {torch.__version__}, "
                    f"{time.strftime('%Y-%m-%d')}")
@@ -159,10 +176,12 @@ def report(results, extrapolate, streams, decode, cache_bytes, recalled, formula
         'hero\'s initial where the name\ncomes back, training seconds) after STEPS steps of '
         'notebook 08\'s recipe. EXTRAPOLATION[variant]:\nbits per character on windows of '
         'LENGTHS × CONTEXT (None: it cannot read that far). DECODE_MS[variant]:\nms per '
-        'token after each of DECODE_CONTEXTS tokens; CACHE_BYTES_PER_TOKEN: float32 bytes '
-        'its caches hold per\ntoken read, after the longest. STREAMING[sinks]: the rotary '
-        'model\'s loss (nats) at each position of\nthe validation text read through a '
-        'ring-buffer cache of STREAM_WINDOW positions and that many sinks.\nRECALL[attention]: '
+        'token after each of DECODE_CONTEXTS tokens; CACHE_BYTES[variant]: float32 bytes '
+        'its caches hold\nafter each. STREAMING[(window, sinks, renumbered)]: the '
+        'rotary model\'s loss (nats) at each\nposition of the validation text read through a '
+        'ring-buffer cache of window positions and that\nmany sinks, their positions numbered '
+        'inside the cache (StreamingLLM) or not. FIRST_TOKEN_WEIGHT[block][head]: its mean weight\non '
+        'a window\'s first token, queries FAR and later.\nRECALL[attention]: '
         'accuracy on associative recall (RECALL_TASK). FORMULA_BYTES: float16 KV-cache\nbytes '
         'per token of notebook 08\'s shape as MHA, GQA (2 key/value heads), MQA and MLA."""\n\n'
         f"CONTEXT = {CONTEXT}\n"
@@ -172,21 +191,24 @@ def report(results, extrapolate, streams, decode, cache_bytes, recalled, formula
         f"LENGTHS = {LENGTHS!r}\n"
         f"DECODE_CONTEXTS = {DECODE_CONTEXTS!r}\n"
         f"STREAM_WINDOW = {STREAM_WINDOW}\n"
+        f"STREAM_WINDOWS = {STREAM_WINDOWS!r}\n"
+        f"FAR = {FAR}\n"
+        f"FIRST_TOKEN_WEIGHT = {first_weight!r}\n"
         f"RESULTS = {results!r}\n"
         f"EXTRAPOLATION = {extrapolate!r}\n"
         f"DECODE_MS = {decode!r}\n"
-        f"CACHE_BYTES_PER_TOKEN = {cache_bytes!r}\n"
+        f"CACHE_BYTES = {cache_bytes!r}\n"
         f"STREAMING = {streams!r}\n"
         f"RECALL_TASK = {RECALL!r}\n"
         f"RECALL = {recalled!r}\n"
         f"FORMULA_BYTES = {vars(formula)!r}\n"
         f"MEASURED_ON = {measured_on!r}\n")
-    past = {s: sum(v[STREAM_WINDOW + s:]) / len(v[STREAM_WINDOW + s:]) for s, v in streams.items()}
+    past = {setup: statistics.mean(v[setup[0] + SINKS:]) for setup, v in streams.items()}
     rows = [(name, f"{b:.3f}", f"{hero:.2f}",
              " / ".join("–" if x is None else f"{x:.2f}" for x in extrapolate.get(name, [])) or "",
              f"{seconds}") for name, (b, hero, seconds) in results.items()]
-    decoding = [(name, *(f"{ms:.2f}" for ms in decode[name]), f"{cache_bytes[name]:,.0f}")
-                for name in decode]
+    decoding = [(name, *(f"{ms:.2f}" for ms in decode[name]),
+                 *(f"{b / 1024:,.1f}" for b in cache_bytes[name])) for name in decode]
     return "\n".join([
         "## Attention in today's models (notebook 11)",
         f"Notebook 08's GPT (2 blocks, d_model 64, 4 heads, windows of {CONTEXT}) changed only "
@@ -201,18 +223,24 @@ def report(results, extrapolate, streams, decode, cache_bytes, recalled, formula
                    "extrapolation 1× / 2× / 4×", "training s"), rows), "",
         f"Decoding one token (ms, median of {DECODE_STEPS}, untrained weights of the same shape, "
         "one thread, all variants in one process) after "
-        f"{' and '.join(f'{c:,}' for c in DECODE_CONTEXTS)} tokens, and the float32 bytes its "
-        "caches hold per token read (the sliding window's ring and linear attention's state do "
-        "not grow). By the formula, float16 bytes per token of this shape: "
+        f"{' and '.join(f'{c:,}' for c in DECODE_CONTEXTS)} tokens, and the kilobytes (float32) its "
+        "caches hold then: the sliding window's ring and linear attention's state do not grow. By the formula, float16 bytes per token of this shape: "
         f"MHA {formula.mha}, GQA (2 key/value heads) {formula.gqa}, MQA {formula.mqa}, "
         f"MLA (d_latent 16 + d_rope 8) {formula.mla}.", "",
         table(("variant", *(f"ms after {c:,}" for c in DECODE_CONTEXTS),
-               f"cache bytes per token at {DECODE_CONTEXTS[-1]:,}"), decoding), "",
-        "Streaming: the rotary model (keys rotated at their absolute positions, so the sinks "
-        "sit further back than any distance it trained on) read "
-        f"{STREAM_TOKENS} validation characters through a "
-        f"ring-buffer cache of {STREAM_WINDOW} positions: mean loss past the window "
-        f"{past[0]:.2f} nats without sinks, {past[SINKS]:.2f} with {SINKS} sinks. Associative "
+               *(f"cache KB after {c:,}" for c in DECODE_CONTEXTS)), decoding), "",
+        f"Streaming: the rotary model read {STREAM_TOKENS} validation characters through a "
+        "ring-buffer cache; mean loss (nats) past the window, without sinks and with "
+        f"{SINKS} numbered inside the cache as StreamingLLM does: "
+        + ", ".join(f"window {w} {past[w, 0, True]:.3f} and {past[w, SINKS, True]:.3f}"
+                    for w in STREAM_WINDOWS)
+        + f"; window {STREAM_WINDOW} with {SINKS} sinks keeping their absolute positions (further "
+        f"back than any distance it trained on) {past[STREAM_WINDOW, SINKS, False]:.3f}. Its "
+        f"heads' mean weight on a window's first token, queries {FAR} and later: "
+        + "; ".join(f"block {b}: " + ", ".join(f"{w:.3f}" for w in heads)
+                    for b, heads in enumerate(first_weight))
+        + f" (uniform would give at most {1 / (FAR + 1):.3f}). "
+        "Associative "
         f"recall ({RECALL['num_pairs']} pairs, {RECALL['num_keys']} keys, "
         f"{RECALL['num_values']} values, {RECALL['steps']} steps): accuracy softmax "
         f"{recalled['softmax']:.0%}, linear {recalled['linear']:.0%} (chance "

@@ -1739,6 +1739,10 @@ long_rows_tile_max_in_pass_2 = long_rows("long_rows_tile_max_in_pass_2", LONG_RO
     "tl.exp(v - run_max) / run_sum", "tl.exp(v - tl.max(v, axis=0)) / run_sum"))
 long_rows_store_unmasked = long_rows("long_rows_store_unmasked", LONG_ROWS_OK.replace(
     "run_sum, mask=idx < n)", "run_sum)"))
+long_rows_read_with_n = long_rows("long_rows_read_with_n", LONG_ROWS_OK.replace(
+    "src + r * src_stride + idx", "src + r * n + idx"))
+long_rows_exp_not_divided = long_rows("long_rows_exp_not_divided", LONG_ROWS_OK.replace(
+    "tl.exp(v - run_max) / run_sum", "tl.exp(v - run_max)"))
 
 backward_ds_not_transposed = backward("backward_ds_not_transposed", BACKWARD_OK.replace(
     "tl.dot(tl.trans(ds), q)", "tl.dot(ds, q)"))
@@ -1770,6 +1774,8 @@ SLIPS.update({
         long_rows_inverted_rescale: None,
         long_rows_tile_max_in_pass_2: None,
         long_rows_store_unmasked: "store_outside",
+        long_rows_read_with_n: "read_with_n_cols",
+        long_rows_exp_not_divided: "not_divided",
     },
     "flash_attention": {
         attention_values_never_loaded: None,

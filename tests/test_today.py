@@ -18,8 +18,8 @@ from attncourse.rope import RotaryMultiHeadAttention
 from attncourse.sliding_window import (
     RingKVCache,
     SlidingWindowAttention,
+    attention_with_sink,
     sliding_window_mask,
-    streaming_position_losses,
 )
 
 torch.manual_seed(0)
@@ -66,11 +66,49 @@ def test_ring_buffer_decoding_equals_recomputing_with_the_banded_mask(num_sinks)
     assert cache.key.size(-2) == num_sinks + 4 and len(cache) == 14
 
 
+def test_a_reindexed_ring_cache_reads_like_a_fresh_text_of_sinks_then_window():
+    """StreamingLLM's numbering: past the window, the query sees sinks and recent keys as if
+    the text were just those tokens, from position 0 (rotary attention, shared weights)."""
+    mha = RotaryMultiHeadAttention(16, 2).eval()
+    x = torch.randn(2, 14, 16)
+    cache = RingKVCache(window=4, num_sinks=2, rotary_base=mha.base)
+    with torch.no_grad():
+        steps = [mha(x[:, t:t + 1], cache=cache, is_causal=True) for t in range(14)]
+        for t in range(6, 14):
+            fresh = torch.cat([x[:, :2], x[:, t - 3:t + 1]], dim=1)  # (2, 6, 16): sinks, window
+            assert torch.allclose(steps[t][:, 0], mha(fresh, is_causal=True)[:, -1],
+                                  atol=1e-5)
+    unnumbered = RingKVCache(window=4, num_sinks=2)  # keys keep their absolute positions
+    with torch.no_grad():
+        last = [mha(x[:, t:t + 1], cache=unnumbered, is_causal=True) for t in range(14)][-1]
+    assert not torch.allclose(last[:, 0], steps[-1][:, 0], atol=1e-3)
+
+
+def test_a_learned_sink_equals_an_extra_key_of_zeros_scored_by_the_logit():
+    """The sink logit is one more softmax entry: SDPA with an extra key and value of zeros
+    and an additive mask column equal to the logit gives the same output."""
+    q, k, v = qkv()
+    sink = torch.tensor([2.0, -1.0, 0.5])
+    band = sliding_window_mask(11, 4)  # (seq, seq)
+    out, weights = attention_with_sink(q, k, v, sink, band)
+    zeros = torch.zeros(2, 3, 1, 8)
+    bias = torch.zeros(11, 11).masked_fill(~band, float("-inf"))  # (seq, seq)
+    bias = torch.cat([bias.expand(3, 11, 11), sink.view(3, 1, 1).expand(3, 11, 1)], -1)
+    fused = F.scaled_dot_product_attention(q, torch.cat([k, zeros], 2), torch.cat([v, zeros], 2),
+                                           attn_mask=bias)
+    assert torch.allclose(out, fused, atol=1e-5)
+    kept = weights.sum(-1)  # (batch, heads, seq): what is left for the keys
+    assert (kept < 1).all() and (kept > 0).all()
+    very_low = attention_with_sink(q, k, v, torch.full((3,), -1e4), band)[0]
+    plain = F.scaled_dot_product_attention(q, k, v, attn_mask=band)
+    assert torch.allclose(very_low, plain, atol=1e-5)
+
+
 def test_streaming_position_losses_one_per_prediction():
     model = gpt.GPT(gpt.GPTConfig(vocab_size=12, context=8, num_layers=1, d_model=16,
                                   num_heads=2, d_ff=32))
     ids = torch.randint(0, 12, (20,))
-    losses = streaming_position_losses(model, ids, window=6, num_sinks=2)
+    losses = gpt.streaming_position_losses(model, ids, window=6, num_sinks=2)
     assert losses.shape == (19,) and torch.isfinite(losses).all()
 
 
