@@ -221,4 +221,8 @@ def test_today_measured_matches_the_package():
     formula = kv_cache_bytes_per_token(gpt.GPTConfig(10, attention="mla"))
     assert t.FORMULA_BYTES == vars(formula)
     assert t.EXTRAPOLATION["softmax, learned"][1:] == [None, None]
-    assert set(t.STREAMING) == {0, t.SINKS} and set(t.RECALL) == {"softmax", "linear"}
+    assert {(w, 0, True) for w in t.STREAM_WINDOWS} <= set(t.STREAMING)
+    assert {(w, t.SINKS, True) for w in t.STREAM_WINDOWS} <= set(t.STREAMING)
+    assert set(t.RECALL) == {"softmax", "linear"}
+    ring_bytes = t.CACHE_BYTES["sliding window 32 + 4 sinks"]  # float32, 2 blocks, keys + values
+    assert ring_bytes[0] == ring_bytes[1] == 2 * 2 * (t.WINDOW + t.SINKS) * 64 * 4

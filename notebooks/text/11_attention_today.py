@@ -149,13 +149,80 @@ print("positions kept in the cache after 20 tokens:", ring.key.size(-2), "(2 sin
 # ## 2 · Attention sinks
 #
 # A softmax row must sum to 1, so a head with nothing useful to read still puts its weight
-# somewhere. Trained models learn to park it on the first tokens (Xiao et al., 2023). Stream
-# such a model past its window and those first tokens leave the cache: the parked weight
-# spreads over tokens that were never meant to get it, and the predictions degrade. Keeping a
-# few first tokens in the cache — the sinks, the extra columns of the mask above — keeps the
-# distribution the model learned. `sliding_window.streaming_position_losses(model, ids,
-# window, num_sinks)` measures a trained GPT's loss at each position of a stream.
+# somewhere. Large trained models learn to park it on the first tokens, whatever they say
+# (Xiao et al., 2023, "StreamingLLM"): those tokens are visible to every query, and their
+# values carry almost nothing, so weight parked there changes nothing. Stream such a model
+# past its window and the first tokens leave the cache: the parked weight has to land on
+# recent tokens, which do carry something, and the predictions fall apart.
 #
+# Here is that, built by hand so that every number is visible: one head, 40 keys. The first
+# token's key points where every query points, and its value is zero; the other keys and
+# values are random.
+
+# %%
+generator = torch.Generator().manual_seed(0)
+d_k, n = 8, 40
+k = torch.randn(1, 1, n, d_k, generator=generator)  # (batch, heads, seq, d_k)
+v = torch.randn(1, 1, n, d_k, generator=generator)
+k[..., 0, :] = 0.0
+k[..., 0, 0] = 6.0  # the first token's key: the direction every query shares
+v[..., 0, :] = 0.0  # its value: nothing
+q = 0.5 * torch.randn(1, 1, 1, d_k, generator=generator)  # (batch, heads, 1, d_k): the last query
+q[..., 0] = 6.0
+recent = slice(n - 16, n)  # a window of the last 16 positions
+
+parked, weights = ac.attention(q, k, v)  # the whole text
+evicted, _ = ac.attention(q, k[..., recent, :], v[..., recent, :])  # the window alone
+
+# %% tags=["nbval-check-output"]
+print(f"weight parked on the first token: {weights[0, 0, 0, 0]:.3f}")
+print(f"what the head adds to the residual stream (norm): whole text {parked.norm():.3f}, "
+      f"window without the first token {evicted.norm():.2f}")
+
+# %% [markdown]
+# With the first token the head adds nothing, as trained; without it the same head adds a
+# vector of norm about 2 that the layers after it never saw in training. Two fixes:
+#
+# - **Keep the first tokens** in the cache for ever: the sink columns of the mask above, and
+#   the `num_sinks` slots of `sliding_window.RingKVCache`.
+# - **A learned sink logit** (gpt-oss): one more entry in every row of the softmax, a number
+#   per head that stands for no token at all. Its share of the weight is thrown away, so the
+#   head can attend to nothing without a first token to hold the weight:
+#
+# $$w_{ij} = \frac{e^{s_{ij}}}{e^{b_h} + \sum_{j'} e^{s_{ij'}}}.$$
+#
+# `sliding_window.attention_with_sink(q, k, v, sink)` is that softmax. Give it the score the
+# first token got, and the window alone behaves as the whole text did:
+
+# %% tags=["nbval-check-output"]
+kept = torch.cat([k[..., :1, :], k[..., recent, :]], 2), torch.cat([v[..., :1, :], v[..., recent, :]], 2)
+with_sink_token, _ = ac.attention(q, *kept)  # the window plus the first token, kept as a sink
+sink = (q[0, :, 0] @ k[0, :, 0].T).diagonal() / d_k ** 0.5  # (heads,): the first token's score
+with_sink_logit, _ = sliding_window.attention_with_sink(q, k[..., recent, :], v[..., recent, :], sink)
+print(f"norm with the first token kept as a sink: {with_sink_token.norm():.3f}, "
+      f"with a learned sink logit instead: {with_sink_logit.norm():.3f}")
+
+# %% [markdown]
+# **Which positions do the sinks have?** A streamed token at position 1,000 whose cache holds
+# the 4 sinks and the last 64 tokens: with rotary positions, the sinks' keys were rotated at
+# positions 0–3, 996 positions back, further than any distance the model trained on.
+# StreamingLLM numbers positions *inside the cache* instead: the sinks sit just before the
+# oldest recent key, as at the start of a text. For rotary keys that is one more rotation,
+# by the number of positions evicted (a turn by $j$ then by $\delta$ is a turn by
+# $j + \delta$); `RingKVCache(window, num_sinks, rotary_base)` does it. Decoding with it
+# equals reading a fresh text made of the sinks and the window:
+
+# %% tags=["nbval-check-output"]
+rotary = ac.RotaryMultiHeadAttention(d_model=16, num_heads=2).eval()
+x = torch.randn(1, 30, 16)  # (batch, seq, d_model)
+ring = sliding_window.RingKVCache(window=8, num_sinks=2, rotary_base=rotary.base)
+with torch.no_grad():
+    streamed = [rotary(x[:, t:t + 1], cache=ring) for t in range(30)][-1]  # (1, 1, d_model)
+    fresh = rotary(torch.cat([x[:, :2], x[:, -8:]], dim=1), is_causal=True)[:, -1:]
+print("renumbered sinks + window equal to a fresh text of them within 1e-5:",
+      torch.allclose(streamed, fresh, atol=1e-5))
+
+# %% [markdown]
 # **Try it.** Move the window and the number of sinks and watch which keys each query keeps
 # (the last row is what a streamed token reads).
 
@@ -172,56 +239,88 @@ viz.interact(plot_window,
              num_sinks=widgets.IntSlider(value=2, min=0, max=6, description="sinks"))
 
 # %% [markdown]
-# **Measured.** A model has to be trained for sinks to appear, longer than this notebook can
-# afford: `benchmarks/bench_today.py` trained notebook 08's GPT with rotary positions and
-# streamed its validation text through a ring-buffer cache, without sinks and with a few, and
-# stored the loss at each position in `attncourse.today_measured`. The dashed line is where
-# the first tokens start to leave a cache without sinks.
+# **Measured: does the course's model park its weight?** Training takes longer than this
+# notebook can afford, so `benchmarks/bench_today.py` trained notebook 08's GPT with rotary
+# positions and stored in `attncourse.today_measured` what its heads do:
+# `gpt.streaming_position_losses(model, ids, window, num_sinks)` streams the validation text
+# through ring-buffer caches and records the loss at each position. First, the weight each
+# head puts on a window's first token, from query 32 on:
 
 # %%
 from attncourse import today_measured as measured
 
+# %% tags=["nbval-check-output"]
+for block, heads in enumerate(measured.FIRST_TOKEN_WEIGHT):
+    print(f"block {block}: weight on the first token per head", heads)
+print(f"a head spreading its weight evenly gives at most {1 / (measured.FAR + 1):.3f}")
+print("some head parks half its weight there (a sink):",
+      any(w > 0.5 for heads in measured.FIRST_TOKEN_WEIGHT for w in heads))
 
+# %% [markdown]
+# No head of this small model is a sink, so nothing should break when the first tokens
+# leave. The streams agree:
+
+# %%
+def past_window(setup):
+    """Mean loss (nats) of a stream after its window filled: from position window + sinks."""
+    losses = measured.STREAMING[setup]
+    return sum(losses[setup[0] + measured.SINKS:]) / len(losses[setup[0] + measured.SINKS:])
+
+
+# %% tags=["nbval-check-output"]
+for window in measured.STREAM_WINDOWS:
+    print(f"window {window:2d}: mean loss past the window {past_window((window, 0, True)):.3f} "
+          f"without sinks, {past_window((window, measured.SINKS, True)):.3f} with "
+          f"{measured.SINKS}")
+absolute = past_window((measured.STREAM_WINDOW, measured.SINKS, False))
+print(f"window {measured.STREAM_WINDOW}, {measured.SINKS} sinks at their absolute positions: "
+      f"{absolute:.3f}")
+print("renumbered sinks lower the loss at some window:",
+      any(past_window((w, measured.SINKS, True)) < past_window((w, 0, True)) - 0.01
+          for w in measured.STREAM_WINDOWS))
+print("sinks at their absolute positions raise it:",
+      absolute > past_window((measured.STREAM_WINDOW, 0, True)))
+
+# %% [markdown]
+# So at this size sinks do not help, because no head relies on the first token: renumbered,
+# they leave the loss where it was, or raise it a little at the smallest window, where the
+# slots they take are slots the recent tokens lose. Left at their absolute positions they
+# hurt, because their rotary distance is one the model never saw. StreamingLLM's models (Llama-2, Falcon, Pythia: billions
+# of parameters, hundreds of billions of tokens) do form sinks, and there losing the first
+# four tokens sends perplexity from about 5 to over 1,000; the hand-built head above is what
+# happens inside them. Whether a model needs sinks is a property of the trained model, which
+# is why it is measured.
+#
+# **Try it.** Pick a window, with or without sinks, and how many positions to average over;
+# the dashed line is where the first tokens start to leave a cache without sinks.
+
+# %%
 def smoothed(losses, width):
     """The running mean of ``losses`` over ``width`` positions: the trend, not the noise."""
     x = torch.tensor(losses)
     return F.avg_pool1d(x[None, None], width, stride=1)[0, 0] if width > 1 else x
 
 
-def plot_stream(sinks, width):
+def plot_stream(window, sinks, width):
     fig, ax = viz.plt.subplots(figsize=(7, 3))
-    for n in measured.STREAMING:
-        curve = smoothed(measured.STREAMING[n], width)
-        ax.plot(range(width, width + len(curve)), curve, lw=2 if n == sinks else 0.8,
-                label=f"{n} sinks")
-    ax.axvline(measured.STREAM_WINDOW, ls="--", color="grey")
+    for setup in [(window, 0, True), (window, measured.SINKS, True)]:
+        curve = smoothed(measured.STREAMING[setup], width)
+        ax.plot(range(width, width + len(curve)), curve, lw=2 if setup[1] == sinks else 0.8,
+                label=f"{setup[1]} sinks")
+    ax.axvline(window, ls="--", color="grey")
     ax.set(xlabel="position in the stream", ylabel="loss (nats)",
-           title=f"window {measured.STREAM_WINDOW}, mean over {width} positions")
+           title=f"window {window}, mean over {width} positions")
     ax.legend()
 
 
-# %% attncourse={"alt": "Measured loss per position of a streamed GPT through a ring-buffer cache, with no sinks and with four sinks, smoothed over 32 positions, a dashed line at the window's size."}
-plot_stream(measured.SINKS, 32)
-
-# %% tags=["nbval-check-output"]
-past = {n: sum(v[measured.STREAM_WINDOW:]) / len(v[measured.STREAM_WINDOW:])
-        for n, v in measured.STREAMING.items()}
-for n, loss in past.items():
-    print(f"{n} sinks: mean loss past the window {loss:.2f} nats")
-print(f"{measured.SINKS} sinks lower the mean loss past the window:", past[measured.SINKS] < past[0])
-
-# %% [markdown]
-# Read the printed means before trusting the story. Sinks were found in large models trained
-# for a long time; a 2-block model trained for 300 steps may not have learned to park its
-# spare weight on the first tokens, and then the sinks only take cache slots from recent
-# tokens. Whether they help is a property of the trained model, which is why it is measured.
-
-# %% [markdown]
-# **Try it.** Pick the curve to stress and how many positions to average over.
+# %% attncourse={"alt": "Measured loss per position of notebook 08's GPT streamed through a ring-buffer cache of 64 positions, without sinks and with four, smoothed over 32 positions: the two curves lie on each other past the dashed line at the window's size."}
+plot_stream(measured.STREAM_WINDOW, measured.SINKS, 32)
 
 # %%
 viz.interact(plot_stream,
-             sinks=widgets.ToggleButtons(options=list(measured.STREAMING), value=measured.SINKS,
+             window=widgets.ToggleButtons(options=list(measured.STREAM_WINDOWS),
+                                          value=measured.STREAM_WINDOW, description="window"),
+             sinks=widgets.ToggleButtons(options=[0, measured.SINKS], value=measured.SINKS,
                                          description="sinks"),
              width=widgets.IntSlider(value=32, min=1, max=64, description="average over"))
 
@@ -422,17 +521,17 @@ with torch.no_grad():
 # changed, as `benchmarks/bench_today.py` measured them (one seed; differences under about
 # 0.1 bit are noise): bits per character on the validation text, bits on the hero's initial
 # where the name comes back (notebook 08's copying test), then the time to decode one token
-# after 1,024 and 8,192 tokens and the bytes the caches hold per token read.
+# after 1,024 and 8,192 tokens and the kilobytes its caches hold then.
 
 # %%
 print(f"{'variant':>28}  bits/char  bits on the initial")
 for name, (bits, initial, _) in measured.RESULTS.items():
     print(f"{name:>28}  {bits:9.2f}  {initial:19.2f}")
 print()
-print(f"{'variant':>28}  ms after 1,024  ms after 8,192  cache bytes per token")
+print(f"{'variant':>28}  ms after 1,024  ms after 8,192  cache KB after 1,024  after 8,192")
 for name, (short, long) in measured.DECODE_MS.items():
-    print(f"{name:>28}  {short:14.2f}  {long:14.2f}  "
-          f"{measured.CACHE_BYTES_PER_TOKEN[name]:21,.1f}")
+    kb_short, kb_long = (b / 1024 for b in measured.CACHE_BYTES[name])
+    print(f"{name:>28}  {short:14.2f}  {long:14.2f}  {kb_short:19,.1f}  {kb_long:11,.1f}")
 print("\nmeasured on", measured.MEASURED_ON)
 
 # %% [markdown]
@@ -446,7 +545,8 @@ quiz.show("11")
 # - Sliding window: query $i$ reads keys $i - W < j \le i$; the cache is a ring buffer of $W$
 #   positions; $L$ layers reach $L\,(W - 1)$ positions back.
 # - Attention sinks: keep the first few tokens in the cache for ever, where trained heads
-#   park their spare weight; the mask gains those columns.
+#   park their spare weight, numbered inside the cache; or give each head a learned sink
+#   logit. Whether a model has sinks is measured: the course's small GPT has none.
 # - ALiBi: $-m_h\,(i - j)$ added to the scores, slopes $2^{-8h/H}$; no position vectors, so
 #   longer texts only add far keys with large penalties.
 # - MLA: cache a latent $c$ and a small rotary key; $W_{UK}$ and $W_{UV}$ fold into the query
