@@ -219,7 +219,9 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, rec
         "`bench_copying`'s scoring of notebook 08's name copying, each character read with at "
         f"least {CONTEXT // 2} before it. Extrapolation: bits per character on windows of "
         f"{', '.join(f'{n}×' for n in LENGTHS)} the trained length (– : learned positions stop "
-        "at the context). Training seconds are wall-clock on a machine shared with other jobs.",
+        "at the context). Sinusoidal positions come last, as they do at this learning rate in "
+        "notebook 08's positions race (`bench_positions.py`). Training seconds are wall-clock on "
+        "a machine shared with other jobs.",
         "", table(("variant", "bits per character", "bits on the hero's initial",
                    "extrapolation 1× / 2× / 4×", "training s"), rows), "",
         f"Decoding one token (ms, median of {DECODE_STEPS}, untrained weights of the same shape, "
