@@ -22,6 +22,7 @@ STUBS = {  # the lines of each exercise cell that the learner replaces
     "softmax_rows": ("        # 1. this program's row", "        pass\n"),
     "softmax_long_rows": ("    # the kernel (@triton.jit)", "delete this line"),
     "flash_attention": ("            # your code:", "online softmax update\n"),
+    "flash_attention_causal": ("        # your code:", "the weights and the rescale\n"),
     "flash_attention_backward": ("            # your code:", "            pass\n"),
 }
 
@@ -62,6 +63,10 @@ def attention(name, lines):
 
 def long_rows(name, lines):
     return written("softmax_long_rows", name, lines, 4)
+
+
+def causal(name, lines):
+    return written("flash_attention_causal", name, lines, 8)
 
 
 def backward(name, lines):
@@ -359,6 +364,79 @@ long_rows_load_unmasked = long_rows("long_rows_load_unmasked", LONG_ROWS_OK.repl
     'v = tl.load(src + r * src_stride + idx, mask=idx < n, other=-float("inf"))',
     "v = tl.load(src + r * src_stride + idx)"))
 
+# -------------------------------------------------------------- flash_attention_causal
+
+CAUSAL_OK = """
+qk_scale = scale * 1.4426950408889634
+for start in range(0, start_m, BLOCK):
+    cols = start + tl.arange(0, BLOCK)
+    k = tl.load(K + base + cols[:, None] * D + dims[None, :])
+    v = tl.load(V + base + cols[:, None] * D + dims[None, :])
+    s = tl.dot(q, tl.trans(k)) * qk_scale
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p, v)
+    m_i = m_new
+for start in range(start_m, start_m + BLOCK, BLOCK):
+    cols = start + tl.arange(0, BLOCK)
+    k = tl.load(K + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq, other=0.0)
+    v = tl.load(V + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq, other=0.0)
+    s = tl.dot(q, tl.trans(k)) * qk_scale
+    s = tl.where((cols[None, :] <= rows[:, None]) & (cols[None, :] < seq), s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p, v)
+    m_i = m_new
+"""
+
+causal_ok = causal("causal_ok", CAUSAL_OK)
+
+causal_ok_tutorial = causal("causal_ok_tutorial", """
+qk_scale = scale * 1.44269504  # Triton's tutorial: the scale inside the exponent
+offs_n = tl.arange(0, BLOCK)
+for start_n in range(0, start_m, BLOCK):
+    kk = tl.load(K + base + (start_n + offs_n)[:, None] * D + dims[None, :])
+    vv = tl.load(V + base + (start_n + offs_n)[:, None] * D + dims[None, :])
+    qk = tl.dot(q, tl.trans(kk))
+    m_ij = tl.maximum(m_i, tl.max(qk, 1) * qk_scale)
+    p = tl.math.exp2(qk * qk_scale - m_ij[:, None])
+    alpha = tl.math.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = tl.dot(p, vv, acc * alpha[:, None])
+    m_i = m_ij
+for start_n in range(start_m, tl.minimum(start_m + BLOCK, seq), BLOCK):
+    cols = start_n + offs_n
+    kk = tl.load(K + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq)
+    vv = tl.load(V + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq)
+    mask = (rows[:, None] >= cols[None, :]) & (cols[None, :] < seq)
+    qk = tl.dot(q, tl.trans(kk)) * qk_scale + tl.where(mask, 0, -1.0e6)
+    m_ij = tl.maximum(m_i, tl.max(qk, 1))
+    p = tl.math.exp2(qk - m_ij[:, None])
+    alpha = tl.math.exp2(m_i - m_ij)
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = tl.dot(p, vv, acc * alpha[:, None])
+    m_i = m_ij
+""")
+
+causal_no_causal_mask = causal("causal_no_causal_mask", CAUSAL_OK.replace(
+    "(cols[None, :] <= rows[:, None]) & (cols[None, :] < seq)", "cols[None, :] < seq"))
+causal_stage1_through = causal("causal_stage1_through", CAUSAL_OK.replace(
+    "range(0, start_m, BLOCK)", "range(0, start_m + BLOCK, BLOCK)"))
+causal_no_stage2 = causal("causal_no_stage2", CAUSAL_OK.replace(
+    "range(start_m, start_m + BLOCK, BLOCK)", "range(start_m, start_m, BLOCK)"))
+causal_no_log2e = causal("causal_no_log2e", CAUSAL_OK.replace(
+    "qk_scale = scale * 1.4426950408889634", "qk_scale = scale"))
+causal_rescale_exp = causal("causal_rescale_exp", CAUSAL_OK.replace(
+    "alpha = tl.exp2(m_i - m_new)", "alpha = tl.exp(m_i - m_new)"))
+causal_weights_exp = causal("causal_weights_exp", CAUSAL_OK.replace(
+    "p = tl.exp2(s - m_new[:, None])", "p = tl.exp(s - m_new[:, None])"))
+causal_stage2_loads_unmasked = causal("causal_stage2_loads_unmasked", CAUSAL_OK.replace(
+    ", mask=cols[:, None] < seq, other=0.0)", ")"))
+
 # ------------------------------------------------------------ flash_attention_backward
 
 BACKWARD_OK = """
@@ -396,6 +474,7 @@ CORRECT = {
     "softmax_rows": [softmax_ok, softmax_ok_tl_softmax, softmax_ok_exp2],
     "softmax_long_rows": [long_rows_ok, long_rows_ok_three_passes],
     "flash_attention": [attention_ok_exp2, attention_ok_two_rescales],
+    "flash_attention_causal": [causal_ok, causal_ok_tutorial],
     "flash_attention_backward": [backward_ok, backward_ok_one_where],
 }
 WRONG = {
@@ -429,6 +508,15 @@ WRONG = {
         attention_divides_each_step: "normalised_in_loop",
         attention_axis_0: "axis_0",
         attention_v_unmasked: "values_unmasked",
+    },
+    "flash_attention_causal": {
+        causal_no_causal_mask: "future_keys_leak",
+        causal_stage1_through: "stage1_through_diagonal",
+        causal_no_stage2: "diagonal_skipped",
+        causal_no_log2e: "no_log2e",
+        causal_rescale_exp: "rescale_in_base_e",
+        causal_weights_exp: "weights_in_base_e",
+        causal_stage2_loads_unmasked: "diagonal_load_unmasked",
     },
     "flash_attention_backward": {
         backward_p_not_transposed: "p_not_transposed",

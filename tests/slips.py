@@ -12,10 +12,12 @@ import torch
 import torch.nn.functional as F
 from learner_solutions_nb09 import (
     BACKWARD_OK,
+    CAUSAL_OK,
     LOAD_V,
     LONG_ROWS_OK,
     attention,
     backward,
+    causal,
     long_rows,
     softmax,
 )
@@ -1758,6 +1760,71 @@ backward_no_transposes = backward("backward_no_transposes", BACKWARD_OK.replace(
 backward_scale_divided = backward("backward_scale_divided", BACKWARD_OK.replace(
     "tl.dot(tl.trans(ds), q) * scale", "tl.dot(tl.trans(ds), q) / scale"))
 
+# the causal kernel's two stages: CAUSAL_OK's loops, one edit each
+causal_no_where = causal("causal_no_where", CAUSAL_OK.replace(  # loads masked, scores not
+    '    s = tl.where((cols[None, :] <= rows[:, None]) & (cols[None, :] < seq), s, float("-inf"))\n',
+    ""))
+causal_masks_swapped = causal("causal_masks_swapped", """
+qk_scale = scale * 1.4426950408889634
+for start in range(0, start_m, BLOCK):
+    cols = start + tl.arange(0, BLOCK)
+    k = tl.load(K + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq, other=0.0)
+    v = tl.load(V + base + cols[:, None] * D + dims[None, :], mask=cols[:, None] < seq, other=0.0)
+    s = tl.dot(q, tl.trans(k)) * qk_scale
+    s = tl.where(cols[None, :] <= rows[:, None], s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p, v)
+    m_i = m_new
+for start in range(start_m, start_m + BLOCK, BLOCK):
+    cols = start + tl.arange(0, BLOCK)
+    k = tl.load(K + base + cols[:, None] * D + dims[None, :])
+    v = tl.load(V + base + cols[:, None] * D + dims[None, :])
+    s = tl.dot(q, tl.trans(k)) * qk_scale
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p, v)
+    m_i = m_new
+""")
+causal_log2e_in_exponents_too = causal("causal_log2e_in_exponents_too", CAUSAL_OK.replace(
+    "tl.exp2(m_i - m_new)", "tl.exp2((m_i - m_new) * 1.4426950408889634)").replace(
+    "tl.exp2(s - m_new[:, None])", "tl.exp2((s - m_new[:, None]) * 1.4426950408889634)"))
+causal_exp_with_folded_scale = causal("causal_exp_with_folded_scale", CAUSAL_OK.replace(
+    "tl.exp2(", "tl.exp("))
+causal_log2e_without_scale = causal("causal_log2e_without_scale", CAUSAL_OK.replace(
+    "qk_scale = scale * 1.4426950408889634", "qk_scale = 1.4426950408889634"))
+causal_log2e_divided = causal("causal_log2e_divided", CAUSAL_OK.replace(
+    "qk_scale = scale * 1.4426950408889634", "qk_scale = scale / 1.4426950408889634"))
+causal_log2e_on_the_rescale = causal("causal_log2e_on_the_rescale", CAUSAL_OK.replace(
+    "qk_scale = scale * 1.4426950408889634", "qk_scale = scale").replace(
+    "alpha = tl.exp2(m_i - m_new)", "alpha = tl.exp2((m_i - m_new) * 1.4426950408889634)"))
+causal_stage1_one_short = causal("causal_stage1_one_short", CAUSAL_OK.replace(
+    "range(0, start_m, BLOCK)", "range(0, start_m - BLOCK, BLOCK)"))
+causal_stage2_from_zero = causal("causal_stage2_from_zero", CAUSAL_OK.replace(
+    "range(start_m, start_m + BLOCK, BLOCK)", "range(0, start_m + BLOCK, BLOCK)"))
+causal_max_of_raw_scores = causal("causal_max_of_raw_scores", CAUSAL_OK.replace(
+    "s = tl.dot(q, tl.trans(k)) * qk_scale", "s = tl.dot(q, tl.trans(k))").replace(
+    "p = tl.exp2(s - m_new[:, None])", "p = tl.exp2(s * qk_scale - m_new[:, None])"))
+causal_one_masked_loop = causal("causal_one_masked_loop", """
+qk_scale = scale * 1.4426950408889634
+for start in range(0, start_m + BLOCK, BLOCK):
+    cols = start + tl.arange(0, BLOCK)
+    k = tl.load(K + base + cols[:, None] * D + dims[None, :])
+    v = tl.load(V + base + cols[:, None] * D + dims[None, :])
+    s = tl.dot(q, tl.trans(k)) * qk_scale
+    s = tl.where(cols[None, :] <= rows[:, None], s, float("-inf"))
+    m_new = tl.maximum(m_i, tl.max(s, 1))
+    alpha = tl.exp2(m_i - m_new)
+    p = tl.exp2(s - m_new[:, None])
+    l_i = l_i * alpha + tl.sum(p, 1)
+    acc = acc * alpha[:, None] + tl.dot(p, v)
+    m_i = m_new
+""")
+
 SLIPS.update({
     "softmax_rows": {
         softmax_mask_off_by_one: "store_unmasked",
@@ -1786,6 +1853,19 @@ SLIPS.update({
         attention_sum_of_the_tile: "sum_over_everything",
         attention_max_as_a_row: None,
         attention_v_mask_on_columns: "values_unmasked",
+    },
+    "flash_attention_causal": {
+        causal_no_where: "scores_unmasked",
+        causal_masks_swapped: "diagonal_unmasked",
+        causal_log2e_in_exponents_too: "log2e_twice",
+        causal_exp_with_folded_scale: "log2e_twice",
+        causal_log2e_without_scale: "scale_forgotten",
+        causal_log2e_divided: None,
+        causal_log2e_on_the_rescale: "log2e_rescale_only",
+        causal_stage1_one_short: "stage1_stops_early",
+        causal_stage2_from_zero: "stages_overlap",
+        causal_max_of_raw_scores: "max_in_other_units",
+        causal_one_masked_loop: "diagonal_load_unmasked",
     },
     "flash_attention_backward": {
         backward_ds_not_transposed: "ds_not_transposed",

@@ -27,7 +27,7 @@ EXERCISES = [e.id for e in all_exercises()]
 #: Triton's interpreter: 5–40 s each on 2 cores); their probes run in the long tier
 SLOW_PROBES = {"translator_forward", "vit_forward", "decoder_layer_forward",
                "encoder_layer_forward", "generate", "flash_attention",
-               "flash_attention_backward", "train_step",
+               "flash_attention_causal", "flash_attention_backward", "train_step",
                "ablated_attention", "position_influence"}
 
 

@@ -139,7 +139,8 @@ def test_the_race_runs_and_agrees():
 
 
 @pytest.mark.parametrize("exercise_id", ["softmax_rows", "softmax_long_rows",
-                                         "flash_attention", "flash_attention_backward"])
+                                         "flash_attention", "flash_attention_causal",
+                                         "flash_attention_backward"])
 def test_the_exercises_compile_and_check_on_the_gpu(exercise_id):
     from attncourse.exercises import check, get
 

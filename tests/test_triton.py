@@ -295,7 +295,8 @@ def exercise_cell(exercise_id):
 
 
 @pytest.mark.parametrize("exercise_id", ["softmax_rows", "softmax_long_rows",
-                                         "flash_attention", "flash_attention_backward"])
+                                         "flash_attention", "flash_attention_causal",
+                                         "flash_attention_backward"])
 def test_the_exercise_cell_is_its_solution_less_the_learners_lines(exercise_id):
     """Every line of code the notebook gives is in the solution, in the same order: the
     launcher and the kernel's frame cannot drift apart."""

@@ -485,6 +485,195 @@ FLASH_ATTENTION = Exercise(
     ],
 )
 
+# ------------------------------------------- the causal kernel's two stages, in base 2
+
+LOG2_E = 1.4426950408889634  # e^x = 2^(x · log2(e))
+
+
+def flash_attention_causal(q, k, v):
+    """Causal attention of q, k, v (batch, heads, seq, d) by the package's kernel, which runs
+    the key blocks left of the diagonal unmasked and in base 2 (:mod:`attncourse.flash_triton`)."""
+    return flash_attention(q, k, v, causal=True)
+
+
+def _causal_cases():
+    def qkv(*shape, seed, scale=1.0):
+        q, k = (seeded_randn(*shape, seed=seed + i) * scale for i in range(2))
+        return _on_device(q, k, seeded_randn(*shape, seed=seed + 2))
+
+    u = seeded_randn(16, seed=340)
+    u = u / u.norm()
+    q_low = 20 * u + 0.1 * seeded_randn(1, 1, 24, 16, seed=341)  # q · k ≈ −400: the scores lie
+    k_low = -20 * u + 0.1 * seeded_randn(1, 1, 24, 16, seed=342)  # far below 0
+    return [
+        Case("16 tokens, d 16: one block, the diagonal — stage 1 has nothing to do",
+             qkv(1, 1, 16, 16, seed=300)),
+        Case("40 tokens, 2 heads: up to two blocks left of the diagonal, the last diagonal "
+             "block runs past the end", qkv(1, 2, 40, 16, seed=310)),
+        Case("2 sequences of 48 tokens, d 32: three whole blocks, nothing past the end",
+             qkv(2, 1, 48, 32, seed=320)),
+        Case("larger scores (q and k × 3), 33 tokens: the softmax's temperature shows",
+             qkv(1, 1, 33, 16, seed=330, scale=3.0)),
+        Case("scores near −400, 24 tokens: the running max must be in the weights' units",
+             _on_device(q_low, k_low, seeded_randn(1, 1, 24, 16, seed=343))),
+    ]
+
+
+def _base2_update(fold=LOG2_E, weights_exp=torch.exp2, rescale_exp=torch.exp2,
+                  max_in_units=True):
+    """One step of the base-2 online softmax on raw scores ``s`` (masked to −inf), with
+    ``qk_scale = scale · fold`` — written right, or wrong where an argument says."""
+    def update(m, ell, acc, s, v, scale):
+        s = s * (scale * fold)
+        m_new = torch.maximum(m, s.amax(-1) if max_in_units else s.amax(-1) / (scale * fold))
+        p = weights_exp(s - m_new[..., None])
+        alpha = rescale_exp(m - m_new)
+        return m_new, ell * alpha + p.sum(-1), acc * alpha[..., None] + p @ v
+    return update
+
+
+def _two_stages(update=None, stage1=lambda start: (0, start),
+                stage2=lambda start: (start, start + BLOCK), causal2=True, masked2=True,
+                masked1=False, where2=True):
+    """The exercise's kernel in PyTorch: stage 1's blocks ``range(*stage1(start_m), BLOCK)``
+    and stage 2's, each masked (keys past the end; the causal mask in stage 2 where
+    ``causal2``; with ``where2`` false, stage 2's loads alone) or not — an unmasked block
+    past the end raises, as the interpreter does."""
+    update = update or _base2_update()
+
+    def attention(q, k, v):
+        batch, heads, seq, d = q.shape
+        pad = lambda t: torch.cat([t, t.new_zeros(batch, heads, -t.size(2) % BLOCK + BLOCK,  # noqa: E731
+                                                  d)], 2)
+        q, k, v = pad(q), pad(k), pad(v)
+        out = q.new_empty(q.shape)
+        for r0 in range(0, seq, BLOCK):
+            rows = torch.arange(r0, r0 + BLOCK, device=q.device)
+            m = q.new_full((batch, heads, BLOCK), -math.inf)
+            ell = q.new_zeros(batch, heads, BLOCK)
+            acc = q.new_zeros(batch, heads, BLOCK, d)
+            for (lo, hi), masked, causal, where in ((stage1(r0), masked1, False, True),
+                                                    (stage2(r0), masked2, causal2, where2)):
+                for c0 in range(lo, hi, BLOCK):
+                    if not masked and c0 + BLOCK > seq:
+                        _out_of_bounds("load")
+                    cols = torch.arange(c0, c0 + BLOCK, device=q.device)
+                    s = q[..., r0:r0 + BLOCK, :] @ k[..., c0:c0 + BLOCK, :].transpose(-2, -1)
+                    if masked and where:  # (masked loads read 0: the padding here)
+                        visible = (cols[None, :] < seq) & ((cols[None, :] <= rows[:, None])
+                                                           if causal else True)
+                        s = s.masked_fill(~visible, -math.inf)
+                    m, ell, acc = update(m, ell, acc, s, v[..., c0:c0 + BLOCK, :],
+                                         1 / math.sqrt(d))
+            out[..., r0:r0 + BLOCK, :] = acc / ell[..., None]
+        return out[..., :seq, :]
+    return attention
+
+
+FLASH_ATTENTION_CAUSAL = Exercise(
+    id="flash_attention_causal",
+    title="The causal kernel's two stages, in base 2",
+    notebook=NOTEBOOK,
+    signature="flash_attention_causal(q, k, v) -> (batch, heads, seq, d): causal_kernel's "
+              "loops — stage 1 unmasked, stage 2 masked — with tl.exp2",
+    reference=flash_attention_causal,
+    solution=solutions.flash_attention_causal,
+    make_cases=_causal_cases,
+    atol=1e-4,
+    hints=[
+        "Two loops over key blocks, both ending in 07's online-softmax update. Stage 1 runs "
+        "over the blocks wholly left of this program's diagonal — every key there precedes "
+        "every query here — with no mask; stage 2 runs over the diagonal block alone, with the "
+        "causal mask and the keys past the end masked. In base 2: qk_scale = scale · log2(e), "
+        "and tl.exp2 wherever the inner-loop exercise had tl.exp.",
+        "The program's first query is start_m: stage 1's range ends where the diagonal block "
+        "begins and stage 2's holds that one block, so the two range(lo, hi, BLOCK) together "
+        "visit each block once. Stage 1's tl.load of k and v takes no mask; stage 2's takes "
+        "mask= and other=, and tl.where sets to −inf the scores of keys after their query "
+        "(cols against rows, broadcast) or past the end (cols against seq).",
+        "log2(e), 1.4426950408889634, goes into qk_scale once, and the scores are multiplied "
+        "by qk_scale before the running max is taken: the max and both exponentials are then "
+        "in the same base-2 units, tl.exp2 for the weights and for the rescale factor alike. "
+        "tl.exp in either place, or log2(e) left out or applied twice, changes the softmax; "
+        "a stage 1 that runs into the diagonal block counts it twice.",
+    ],
+    mistakes=[
+        Mistake("future_keys_leak", "stage 2 masks the keys past the end but not the future "
+                "ones: on the diagonal block, query i sees keys up to the block's end. Add the "
+                "causal mask, cols[None, :] <= rows[:, None], to stage 2's tl.where.",
+                _two_stages(causal2=False)),
+        Mistake("scores_unmasked", "stage 2 masks its loads but not its scores: keys "
+                "after each query get weight, and so do the keys past the end, read as 0 "
+                "(a score of 0 each). Mask the scores too: s = tl.where((cols[None, :] <= "
+                "rows[:, None]) & (cols[None, :] < seq), s, float('-inf')).",
+                _two_stages(where2=False)),
+        Mistake("diagonal_unmasked", "stage 2, the diagonal block, runs without a mask — as "
+                "stage 1 does — so keys after each query get weight, and where the sequence "
+                "ends inside the block its loads run past the end of k and v (the interpreter "
+                "stops that; a GPU would not). The diagonal block is the one that needs the "
+                "mask: mask the loads with cols[:, None] < seq and the scores with tl.where.",
+                _two_stages(masked2=False)),
+        Mistake("stage1_through_diagonal", "stage 1 runs through the diagonal block, unmasked, "
+                "and stage 2 adds it again, masked: that block is counted twice, once with "
+                "its future keys. Stage 1 stops before the diagonal: range(0, start_m, BLOCK).",
+                _two_stages(stage1=lambda start: (0, start + BLOCK))),
+        Mistake("diagonal_skipped", "the diagonal block is never folded in (stage 2 is "
+                "missing or empty): every query loses itself and the keys just before it, and "
+                "the first block's queries have no keys at all — 0 / 0 is NaN. Stage 2 is "
+                "range(start_m, start_m + BLOCK, BLOCK): one block.",
+                _two_stages(stage2=lambda start: (start, start))),
+        Mistake("stage1_stops_early", "stage 1 stops one block short of the diagonal, so "
+                "the keys just left of it are dropped: range(0, start_m, BLOCK) already "
+                "excludes the diagonal block; its end is start_m, not start_m − BLOCK.",
+                _two_stages(stage1=lambda start: (0, start - BLOCK))),
+        Mistake("stages_overlap", "stage 2 starts at key 0, not at the diagonal, so the "
+                "blocks left of it are counted twice, once in each stage. Stage 2 is the "
+                "diagonal block only: range(start_m, start_m + BLOCK, BLOCK).",
+                _two_stages(stage2=lambda start: (0, start + BLOCK))),
+        Mistake("no_log2e", "the weights are tl.exp2 of the scores times `scale` alone: "
+                "2^x is e^(x · ln 2), a softmax at the wrong temperature (too flat). Fold "
+                "log2(e) into the scale once — qk_scale = scale * 1.4426950408889634 — "
+                "since e^x = 2^(x · log2(e)).", _two_stages(_base2_update(fold=1.0))),
+        Mistake("log2e_twice", "the softmax is too sharp, by a factor log2(e) in the "
+                "exponent: either log2(e) is applied twice (qk_scale holds it, and the "
+                "exponent is multiplied by it again), or qk_scale holds it and the weights and "
+                "rescale are tl.exp — folding log2(e) in is what makes base 2 right. With "
+                "qk_scale = scale * log2(e), tl.exp2(s * qk_scale - m_new[:, None]) and "
+                "tl.exp2(m_i - m_new) need nothing more.",
+                _two_stages(_base2_update(fold=LOG2_E ** 2))),
+        Mistake("scale_forgotten", "the scores were multiplied by log2(e) but not by "
+                "`scale`, 1/√d: qk_scale = scale * 1.4426950408889634 holds both.",
+                _two_stages(lambda m, ell, acc, s, v, scale: _base2_update()(
+                    m, ell, acc, s, v, 1.0))),
+        Mistake("rescale_in_base_e", "the weights are in base 2 but the rescale is "
+                "tl.exp(m_i - m_new): the running max is in base-2 units (a max of s · "
+                "qk_scale), so the factor that brings l_i and acc to it is tl.exp2(m_i - "
+                "m_new) — mixed bases give the earlier blocks the wrong weight.",
+                _two_stages(_base2_update(rescale_exp=torch.exp))),
+        Mistake("log2e_rescale_only", "log2(e) went into the rescale factor but not into "
+                "the weights: the weights are 2^(s · scale − m), a softmax at the wrong "
+                "temperature, and the rescale, 2^((m_i − m_new) · log2(e)) = e^(m_i − m_new), "
+                "is in another base. Fold log2(e) into the scale once, qk_scale = scale * "
+                "1.4426950408889634, multiply the scores by it, and use tl.exp2 of plain "
+                "differences for both.",
+                _two_stages(_base2_update(fold=1.0, rescale_exp=torch.exp))),
+        Mistake("weights_in_base_e", "the weights are tl.exp(s * qk_scale - m_new) but the "
+                "rescale is tl.exp2: with log2(e) folded into qk_scale, the weights are "
+                "tl.exp2(s * qk_scale - m_new[:, None]) — one base for both.",
+                _two_stages(_base2_update(weights_exp=torch.exp))),
+        Mistake("max_in_other_units", "the running max is taken of the raw scores, not of "
+                "s · qk_scale: the softmax is unchanged until the scores lie far from 0 — "
+                "then 2^(s · qk_scale − max) overflows and the output is NaN. Scale first, "
+                "s = tl.dot(q, tl.trans(k)) * qk_scale, then take the max of that.",
+                _two_stages(_base2_update(max_in_units=False))),
+        Mistake("diagonal_load_unmasked", "a load reached outside k or v: the diagonal "
+                "block of the last queries runs past the end of the sequence, so stage 2 "
+                "loads k and v with mask=cols[:, None] < seq, other=0.0. Stage 1 needs no "
+                "mask only because its blocks end before start_m.",
+                raises=r"tried to load .* outside"),
+    ],
+)
+
 # ---------------------------------------------------- the backward pass: dK and dV of a key block
 
 
@@ -606,4 +795,5 @@ FLASH_ATTENTION_BACKWARD = Exercise(
 )
 
 #: this notebook's exercises, in the order the notebook asks for them
-EXERCISES = [SOFTMAX_ROWS, SOFTMAX_LONG_ROWS, FLASH_ATTENTION, FLASH_ATTENTION_BACKWARD]
+EXERCISES = [SOFTMAX_ROWS, SOFTMAX_LONG_ROWS, FLASH_ATTENTION, FLASH_ATTENTION_CAUSAL,
+             FLASH_ATTENTION_BACKWARD]

@@ -169,3 +169,62 @@ def flash_attention_backward(q, k, v, d_out, causal=False):
     dk_dv_kernel[grid](q, k, v, d_out, lse, delta, dk, dv, seq_q, seq_k, scale,
                        D=d, BLOCK=16, CAUSAL=causal)
     return dk.reshape(batch, heads, seq_k, d), dv.reshape(batch, heads, seq_k, d)
+
+
+def flash_attention_causal(q, k, v):
+    """Causal attention output of q, k, v (batch, heads, seq, d): one Triton program per block
+    of 16 queries of one head; the key blocks left of its diagonal in a loop with no mask, then
+    the diagonal block in a loop with one; base-2 exponentials, log2(e) folded into the scale."""
+
+    @triton.jit
+    def causal_kernel(Q, K, V, Out, seq, scale, D: tl.constexpr, BLOCK: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        start_m = tl.program_id(0) * BLOCK  # this program's first query
+        rows = start_m + tl.arange(0, BLOCK)  # this program's queries
+        dims = tl.arange(0, D)
+        base = head * seq * D  # where this head starts in Q, K, V and Out
+        q = tl.load(Q + base + rows[:, None] * D + dims[None, :],
+                    mask=rows[:, None] < seq, other=0.0)  # (BLOCK, D), kept for the loops
+        m_i = tl.full([BLOCK], float("-inf"), tl.float32)  # running max of s · qk_scale
+        l_i = tl.zeros([BLOCK], tl.float32)  # running sum of 2^(s · qk_scale − m_i)
+        acc = tl.zeros([BLOCK, D], tl.float32)  # running output, unnormalised
+        qk_scale = scale * 1.4426950408889634  # e^(x · scale) = 2^(x · scale · log2(e))
+        # stage 1: the key blocks wholly left of the diagonal — every key there precedes every
+        # query here, and all lie before the end: no mask at all
+        for start in range(0, start_m, BLOCK):
+            cols = start + tl.arange(0, BLOCK)  # this block's keys
+            k = tl.load(K + base + cols[:, None] * D + dims[None, :])  # (BLOCK, D)
+            v = tl.load(V + base + cols[:, None] * D + dims[None, :])
+            s = tl.dot(q, tl.trans(k)) * qk_scale  # scores in base-2 units
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            rescale = tl.exp2(m_i - m_new)  # the same base as the weights
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * rescale + tl.sum(p, 1)
+            acc = acc * rescale[:, None] + tl.dot(p, v)
+            m_i = m_new
+        # stage 2: the diagonal block — the causal mask, and the keys past the end
+        for start in range(start_m, start_m + BLOCK, BLOCK):
+            cols = start + tl.arange(0, BLOCK)
+            k = tl.load(K + base + cols[:, None] * D + dims[None, :],
+                        mask=cols[:, None] < seq, other=0.0)
+            v = tl.load(V + base + cols[:, None] * D + dims[None, :],
+                        mask=cols[:, None] < seq, other=0.0)
+            s = tl.dot(q, tl.trans(k)) * qk_scale
+            visible = (cols[None, :] <= rows[:, None]) & (cols[None, :] < seq)
+            s = tl.where(visible, s, float("-inf"))
+            m_new = tl.maximum(m_i, tl.max(s, 1))
+            rescale = tl.exp2(m_i - m_new)
+            p = tl.exp2(s - m_new[:, None])
+            l_i = l_i * rescale + tl.sum(p, 1)
+            acc = acc * rescale[:, None] + tl.dot(p, v)
+            m_i = m_new
+
+        out = acc / l_i[:, None]  # normalised once, after the last block
+        tl.store(Out + base + rows[:, None] * D + dims[None, :], out, mask=rows[:, None] < seq)
+
+    batch, heads, seq, d = q.shape
+    q, k, v = (t.reshape(batch * heads, seq, d).contiguous() for t in (q, k, v))
+    out = torch.empty_like(q)  # (batch · heads, seq, d)
+    grid = (triton.cdiv(seq, 16), batch * heads)  # (query blocks, heads)
+    causal_kernel[grid](q, k, v, out, seq, 1 / math.sqrt(d), D=d, BLOCK=16)
+    return out.reshape(batch, heads, seq, d)

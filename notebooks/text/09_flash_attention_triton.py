@@ -27,7 +27,8 @@
 # - the FlashAttention forward pass as one kernel: each program owns a block of queries, streams
 #   keys and values through on-chip memory with 07's online softmax in registers, and writes each
 #   output row once; the causal version skips the blocks right of the diagonal (exercise: the
-#   inner loop);
+#   inner loop) and, as the package writes it, runs the blocks left of the diagonal without a
+#   mask, in base 2 (exercise: the two stages and `tl.exp2`);
 # - why it is fast, counted: bytes moved between memory and cores, FLOPs per byte;
 # - block sizes, warps and pipeline stages: what an SM can hold, which configurations cannot
 #   launch or leave the GPU idle, and how `triton.autotune` picks one;
@@ -433,8 +434,63 @@ print("exp2 weights, normalised, equal softmax(s · scale) within 1e-6:",
       torch.allclose(base2 / base2.sum(-1, keepdim=True), (s * scale).softmax(-1), atol=1e-6))
 
 # %% [markdown]
-# Equal to PyTorch's `F.scaled_dot_product_attention`, causal or not, for lengths that are not a
-# multiple of the block:
+# **Exercise `flash_attention_causal`.** The causal kernel once more, as the package writes it:
+# two stages and base 2. Below are its frame (blocks of 16 queries and 16 keys, float32), the
+# queries loaded and the state initialised — the running max `m_i` now in base-2 units — and
+# the division and store at the end. `start_m` is the program's first query. Write, where the
+# comment says:
+#
+# 1. `qk_scale`, the scale with $\log_2 e$ folded in;
+# 2. **stage 1**: a loop over the key blocks wholly left of the diagonal, loading `k` and `v`
+#    **without a mask** and folding each block into `m_i`, `l_i`, `acc` with `tl.exp2` — for the
+#    weights and for the rescale;
+# 3. **stage 2**: a loop over the diagonal block alone, the same update, with the loads masked
+#    (`cols < seq`: the last block runs past the end) and the scores masked by `tl.where` —
+#    the causal mask, and the keys past the end.
+#
+# Decide each loop's `range(lo, hi, BLOCK)` so that every block left of the diagonal is folded
+# in once and the diagonal block once. Offsets are as before: `K + base + cols[:, None] * D +
+# dims[None, :]`.
+
+# %% attncourse={"exercise": "flash_attention_causal"} tags=["exercise"]
+def flash_attention_causal(q, k, v):
+    """Causal attention output of q, k, v (batch, heads, seq, d): one Triton program per block
+    of 16 queries of one head; the key blocks left of its diagonal in a loop with no mask, then
+    the diagonal block in a loop with one; base-2 exponentials, log2(e) folded into the scale."""
+
+    @triton.jit
+    def causal_kernel(Q, K, V, Out, seq, scale, D: tl.constexpr, BLOCK: tl.constexpr):
+        head = tl.program_id(1)  # which of the batch × heads heads
+        start_m = tl.program_id(0) * BLOCK  # this program's first query
+        rows = start_m + tl.arange(0, BLOCK)  # this program's queries
+        dims = tl.arange(0, D)
+        base = head * seq * D  # where this head starts in Q, K, V and Out
+        q = tl.load(Q + base + rows[:, None] * D + dims[None, :],
+                    mask=rows[:, None] < seq, other=0.0)  # (BLOCK, D), kept for the loops
+        m_i = tl.full([BLOCK], float("-inf"), tl.float32)  # running max of s · qk_scale
+        l_i = tl.zeros([BLOCK], tl.float32)  # running sum of 2^(s · qk_scale − m_i)
+        acc = tl.zeros([BLOCK, D], tl.float32)  # running output, unnormalised
+        # your code: qk_scale; stage 1, the key blocks left of the diagonal, no mask;
+        # stage 2, the diagonal block, masked — tl.exp2 for the weights and the rescale
+
+        out = acc / l_i[:, None]  # normalised once, after the last block
+        tl.store(Out + base + rows[:, None] * D + dims[None, :], out, mask=rows[:, None] < seq)
+
+    raise NotImplementedError  # write qk_scale and the two stages, then delete this line
+    batch, heads, seq, d = q.shape
+    q, k, v = (t.reshape(batch * heads, seq, d).contiguous() for t in (q, k, v))
+    out = torch.empty_like(q)  # (batch · heads, seq, d)
+    grid = (triton.cdiv(seq, 16), batch * heads)  # (query blocks, heads)
+    causal_kernel[grid](q, k, v, out, seq, 1 / math.sqrt(d), D=d, BLOCK=16)
+    return out.reshape(batch, heads, seq, d)
+
+
+# %%
+check("flash_attention_causal", flash_attention_causal)
+
+# %% [markdown]
+# The package's kernel, `fl.flash_attention`, equals PyTorch's `F.scaled_dot_product_attention`,
+# causal or not, for lengths that are not a multiple of the block:
 
 # %% tags=["nbval-check-output"]
 gen = torch.Generator().manual_seed(0)
