@@ -118,6 +118,11 @@ def shape_finding(expected, got, sizes=()):
             return Mistake("extra_axis", f"your result has an extra axis of length 1 at "
                            f"position {axis}: {_shape(have)} where {_shape(want)} is wanted "
                            f"(a `keepdim=True`, `unsqueeze` or `[:, None]` too many).")
+    if len(have) > len(want) and [n for n in have if n != 1] == [n for n in want if n != 1]:
+        return Mistake("extra_axis", f"your result has {len(have) - len(want)} extra axes of "
+                       f"length 1: {_shape(have)} where {_shape(want)} is wanted (a batch or "
+                       f"head axis the function should not add, or `unsqueeze` / `[None]` too "
+                       f"many).")
     for axis in range(len(want)):
         if want[axis] == 1 and want[:axis] + want[axis + 1:] == have:
             return Mistake("missing_axis", f"your result lacks the axis of length 1 at position "
@@ -293,7 +298,8 @@ def items_finding(expected, got, atol):
     if sorted(order) != list(range(len(expected))) or order == sorted(order):
         return None
     return Mistake("items_in_another_order", f"your function returns the right tensors in "
-                   f"another order: item {order.index(0)} is the one that belongs first. "
+                   f"another order: your item {order.index(0) + 1} (counting from 1) is the one "
+                   f"that belongs first. "
                    f"Return them in the order the signature names them.")
 
 

@@ -181,6 +181,8 @@ def _long_rows_cases():
     climbing = torch.arange(48.0)[None] / 2 + 0.1 * seeded_randn(1, 48, seed=151)
     far_apart = seeded_randn(2, 40, seed=152)
     far_apart[:, 3], far_apart[:, 37] = -1000.0, 1000.0  # the max arrives in the last tile
+    falling = seeded_randn(2, 40, seed=156) - 10.0
+    falling[:, 2] = 100.0  # the max is in the first tile, the later tiles far below it
     return [
         Case("2 rows of 40: three tiles of 16, the last with 8 lanes masked",
              _on_device(seeded_randn(2, 40, seed=150))),
@@ -189,6 +191,8 @@ def _long_rows_cases():
              _on_device(climbing)),
         Case("scores of ±1000: −1000 in the first tile, 1000 in the last",
              _on_device(far_apart)),
+        Case("scores of 100 in the first tile, near −10 after: the running max must stay 100",
+             _on_device(falling)),
         Case("a slice of a wider tensor: 3 rows of 37, 50 apart in memory",
              _on_device(seeded_randn(3, 50, seed=154)[:, 5:42])),
         Case("4 rows of 20 scores near −1000: a masked lane must never win the max",
@@ -202,12 +206,14 @@ def _tiles(x):
     return torch.cat([x, x.new_full((x.size(0), pad), -math.inf)], 1).unflatten(1, (-1, LONG_BLOCK))
 
 
-def _running_max_and_sum(x, rescale=True):
-    """Pass 1 in PyTorch, tile by tile: the row's running max and sum of exp(x − max)."""
-    m = x.new_full((x.size(0), 1), -math.inf)
+def _running_max_and_sum(x, rescale=True, running=True, start=-math.inf):
+    """Pass 1 in PyTorch, tile by tile: the row's running max and sum of exp(x − max)
+    (``running=False``: the max reset to each tile's own; ``start``: the max before any)."""
+    m = x.new_full((x.size(0), 1), start)
     total = x.new_zeros(x.size(0), 1)
     for tile in _tiles(x).unbind(1):
-        m_new = torch.maximum(m, tile.amax(-1, keepdim=True))
+        m_new = tile.amax(-1, keepdim=True)  # (rows, 1)
+        m_new = torch.maximum(m, m_new) if running else m_new
         total = (total * torch.exp(m - m_new) if rescale else total) \
             + torch.exp(tile - m_new).sum(-1, keepdim=True)
         m = m_new
@@ -216,6 +222,16 @@ def _running_max_and_sum(x, rescale=True):
 
 def _sum_not_rescaled(x):
     m, total = _running_max_and_sum(x, rescale=False)
+    return torch.exp(x - m) / total
+
+
+def _max_reset_per_tile(x):
+    m, total = _running_max_and_sum(x, running=False)
+    return torch.exp(x - m) / total
+
+
+def _max_starts_at_zero(x):
+    m, total = _running_max_and_sum(x, start=0.0)
     return torch.exp(x - m) / total
 
 
@@ -276,6 +292,14 @@ SOFTMAX_LONG_ROWS = Exercise(
                 "the max: the sum of the earlier tiles was taken relative to the old max, so "
                 "multiply it by tl.exp(m - m_new) before adding the new tile's exponentials.",
                 _sum_not_rescaled),
+        Mistake("max_starts_at_zero", "the running max starts at 0, not −inf: in a row of "
+                "scores far below 0 it stays 0, every exp(x − 0) underflows to 0 and the row is "
+                "0 / 0. Start it with tl.full([], float('-inf'), tl.float32).",
+                _max_starts_at_zero),
+        Mistake("max_reset_per_tile", "the max is each tile's own, m_new = tl.max(x, axis=0), "
+                "not the largest so far: the algebra still works, but when a later tile's max is "
+                "far below an earlier one, exp(m − m_new) overflows. Keep it running: m_new = "
+                "tl.maximum(m, tl.max(x, axis=0)).", _max_reset_per_tile),
         Mistake("masked_lanes_zero", "the lanes past the end of the row were loaded as 0 (no "
                 "`other=`, or other=0.0): each adds exp(0 − max) to the sum, and in a row of "
                 "scores below 0 it wins the max. Load them with other=float('-inf').",
@@ -706,7 +730,9 @@ def _backward_cases():
 
 
 def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_dk=True,
-                      delta_from_dp=False, subtract_lse=True):
+                      delta_from_dp=False, subtract_lse=True, diagonal_kept=True,
+                      exp=torch.exp, scores_scaled_again=False, lse_as_row=False,
+                      delta_sign=-1.0, ds_times_p=True):
     """The exercise's dK/dV kernel in PyTorch, tile by tile as the kernel pads and masks them,
     written right — or wrong where an argument says."""
     def backward(q, k, v, d_out, causal=False):
@@ -730,13 +756,17 @@ def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_
                 s = qb @ kb.transpose(-2, -1) * scale
                 visible = (rows[:, None] < seq_q) & (cols[None, :] < seq_k)
                 if causal and causal_p:
-                    visible = visible & (cols[None, :] <= rows[:, None])
-                shift = lse[..., r0:r0 + BLOCK, None] if subtract_lse else 0.0
-                p = torch.where(visible, torch.exp(s - shift), 0.0)
+                    visible = visible & ((cols[None, :] <= rows[:, None]) if diagonal_kept
+                                         else (cols[None, :] < rows[:, None]))
+                row_lse = lse[..., r0:r0 + BLOCK]  # (…, BLOCK): one L per query
+                shift = ((row_lse[..., None, :] if lse_as_row else row_lse[..., None])
+                         if subtract_lse else 0.0)
+                p = torch.where(visible, exp(s * (scale if scores_scaled_again else 1.0)
+                                             - shift), 0.0)
                 dv[..., c0:c0 + BLOCK, :] += (p.transpose(-2, -1) if transpose_p else p) @ dob
                 dp = dob @ vb.transpose(-2, -1)
                 row_d = dp.sum(-1) if delta_from_dp else delta[..., r0:r0 + BLOCK]
-                ds = p * (dp - row_d[..., None])
+                ds = (p if ds_times_p else 1.0) * (dp + delta_sign * row_d[..., None])
                 dk[..., c0:c0 + BLOCK, :] += ((ds.transpose(-2, -1) if transpose_ds else ds)
                                               @ qb * (scale if scale_dk else 1.0))
         return dk[..., :seq_k, :], dv[..., :seq_k, :]
@@ -791,6 +821,25 @@ FLASH_ATTENTION_BACKWARD = Exercise(
                 "subtracting L, so they are not normalised (each row sums to e^L, not 1): "
                 "p = exp(s − lse[:, None]) is the softmax, with no max and no sum needed.",
                 _blocked_backward(subtract_lse=False)),
+        Mistake("delta_added", "dS has the wrong sign on D: the softmax's backward is "
+                "dS = P ∘ (dP − D), each row's dP minus its D — ds = p * (dp - delta[:, None]).",
+                _blocked_backward(delta_sign=1.0)),
+        Mistake("ds_without_p", "dS was taken as dP − D without the product with P: the "
+                "softmax's Jacobian scales each entry by its weight, "
+                "ds = p * (dp - delta[:, None]).", _blocked_backward(ds_times_p=False)),
+        Mistake("exp2_of_natural_l", "the weights were recomputed with tl.exp2, but s and L "
+                "are in natural units here (L is a natural-log logsumexp): p = tl.exp(s − "
+                "lse[:, None]). Base 2 needs log2(e) folded into both, as the package's kernel "
+                "does.", _blocked_backward(exp=torch.exp2)),
+        Mistake("scores_scaled_twice", "s is scaled twice: the scaffold's s = tl.dot(q, "
+                "tl.trans(k)) * scale already holds the scale, so p = tl.exp(s - lse[:, None]) "
+                "with no second * scale.", _blocked_backward(scores_scaled_again=True)),
+        Mistake("lse_along_keys", "L was lined up with the keys, lse[None, :]: it is one "
+                "number per query, a column — p = tl.exp(s - lse[:, None]).",
+                _blocked_backward(lse_as_row=True)),
+        Mistake("diagonal_masked", "the causal mask hides the diagonal too (cols < rows): "
+                "each query also attends to itself in the forward pass, so keep "
+                "cols[None, :] <= rows[:, None].", _blocked_backward(diagonal_kept=False)),
     ],
 )
 

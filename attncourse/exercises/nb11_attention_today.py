@@ -78,6 +78,11 @@ SLIDING_WINDOW_MASK = Exercise(
         Mistake("sinks_as_rows", "the sinks mark the first query rows (i < num_sinks); a sink "
                 "is a key that every later query may read: the columns j < num_sinks.",
                 _window_probe(lambda i, j, w, s: (j <= i) & ((j > i - w) | (i < s)))),
+        Mistake("sinks_only_past_the_sinks", "the sink columns start at row num_sinks: a "
+                "query among the first tokens must see the earlier sinks too (j < num_sinks "
+                "and j <= i, for every row), even when the window alone would hide them.",
+                _window_probe(lambda i, j, w, s: (j <= i) & ((j > i - w)
+                                                             | ((j < s) & (i >= s))))),
         Mistake("sinks_ignored", "num_sinks is never used: the first num_sinks key columns "
                 "should stay True below the diagonal, however far back they are.",
                 _window_probe(lambda i, j, w, s: (j <= i) & (j > i - w))),
@@ -163,6 +168,16 @@ ALIBI_BIAS = Exercise(
                 "not a head axis of their own: give them the leading axis, slopes.view(-1, 1, "
                 "1), so the result is (heads, seq, seq).",
                 lambda s, n: -s.view(-1, 1) * _distance(n, s).clamp(min=0)),
+        Mistake("first_slope_for_every_head", "every head got slopes[0]: head h's penalty "
+                "grows at its own rate, slopes[h] — slopes.view(-1, 1, 1) gives each head its "
+                "own.", lambda s, n: (-s[:1].view(-1, 1, 1) * _distance(n, s).clamp(min=0))
+                .repeat(len(s), 1, 1)),
+        Mistake("slopes_not_used", "the slopes given were not used: the paper's 2^(−8h/H) was "
+                "computed instead. The function takes any slopes (a model may learn them, or "
+                "order them otherwise): use slopes[h] for head h.",
+                lambda s, n: -torch.tensor([2 ** (-8 * h / len(s)) for h in range(1, len(s) + 1)],
+                                           dtype=s.dtype).view(-1, 1, 1)
+                * _distance(n, s).clamp(min=0)),
         Mistake("one_head_only", "the result is (seq, seq) for one slope; each head has its "
                 "own slope: (heads, seq, seq).",
                 lambda s, n: -s[0] * _distance(n, s).clamp(min=0)),
@@ -262,6 +277,10 @@ LINEAR_ATTENTION_STEP = Exercise(
                 lambda S, z, q, k, v: ((q.unsqueeze(-2) @ (S + _outer(k, v))).squeeze(-2)
                                        / (k * (z + k)).sum(-1, keepdim=True),
                                        S + _outer(k, v), z + k)),
+        Mistake("z_gains_the_query", "z_new gained phi_q: the normaliser's state sums the "
+                "*keys*, z_new = z + phi_k, as S sums φ(k) vᵀ.",
+                lambda S, z, q, k, v: (_read(q, S + _outer(k, v), z + q), S + _outer(k, v),
+                                       z + q)),
         Mistake("old_state_returned", "the output is right but the returned S and z are the "
                 "old ones: return S_new and z_new, so the next step reads this position too.",
                 lambda S, z, q, k, v: (_read(q, S + _outer(k, v), z + k), S, z)),
