@@ -544,7 +544,7 @@ def _causal_cases():
 
 
 def _base2_update(fold=LOG2_E, weights_exp=torch.exp2, rescale_exp=torch.exp2,
-                  max_in_units=True):
+                  max_in_units=True, rescale_sum=True, rescale_output=True):
     """One step of the base-2 online softmax on raw scores ``s`` (masked to −inf), with
     ``qk_scale = scale · fold`` — written right, or wrong where an argument says."""
     def update(m, ell, acc, s, v, scale):
@@ -552,13 +552,15 @@ def _base2_update(fold=LOG2_E, weights_exp=torch.exp2, rescale_exp=torch.exp2,
         m_new = torch.maximum(m, s.amax(-1) if max_in_units else s.amax(-1) / (scale * fold))
         p = weights_exp(s - m_new[..., None])
         alpha = rescale_exp(m - m_new)
-        return m_new, ell * alpha + p.sum(-1), acc * alpha[..., None] + p @ v
+        ell = (ell * alpha if rescale_sum else ell) + p.sum(-1)
+        acc = (acc * alpha[..., None] if rescale_output else acc) + p @ v
+        return m_new, ell, acc
     return update
 
 
 def _two_stages(update=None, stage1=lambda start: (0, start),
                 stage2=lambda start: (start, start + BLOCK), causal2=True, masked2=True,
-                masked1=False, where2=True):
+                masked1=False, where2=True, diagonal_kept=True):
     """The exercise's kernel in PyTorch: stage 1's blocks ``range(*stage1(start_m), BLOCK)``
     and stage 2's, each masked (keys past the end; the causal mask in stage 2 where
     ``causal2``; with ``where2`` false, stage 2's loads alone) or not — an unmasked block
@@ -584,8 +586,9 @@ def _two_stages(update=None, stage1=lambda start: (0, start),
                     cols = torch.arange(c0, c0 + BLOCK, device=q.device)
                     s = q[..., r0:r0 + BLOCK, :] @ k[..., c0:c0 + BLOCK, :].transpose(-2, -1)
                     if masked and where:  # (masked loads read 0: the padding here)
-                        visible = (cols[None, :] < seq) & ((cols[None, :] <= rows[:, None])
-                                                           if causal else True)
+                        before = (cols[None, :] <= rows[:, None] if diagonal_kept
+                                  else cols[None, :] < rows[:, None])
+                        visible = (cols[None, :] < seq) & (before if causal else True)
                         s = s.masked_fill(~visible, -math.inf)
                     m, ell, acc = update(m, ell, acc, s, v[..., c0:c0 + BLOCK, :],
                                          1 / math.sqrt(d))
@@ -641,6 +644,22 @@ FLASH_ATTENTION_CAUSAL = Exercise(
                 "and stage 2 adds it again, masked: that block is counted twice, once with "
                 "its future keys. Stage 1 stops before the diagonal: range(0, start_m, BLOCK).",
                 _two_stages(stage1=lambda start: (0, start + BLOCK))),
+        Mistake("only_the_diagonal_counts", "only the diagonal block counts: every query "
+                "reads at most the 16 keys of its own block. Either stage 1 never runs (it "
+                "walks the blocks left of the diagonal, range(0, start_m, BLOCK)), or m_i is "
+                "never carried (m_i = m_new missing), so it stays −inf, each block's rescale "
+                "2^(−inf) is 0 and wipes the blocks before — the two give the same numbers.",
+                _two_stages(stage1=lambda start: (start, start))),
+        Mistake("diagonal_masked_too", "the causal mask hides the diagonal (cols < rows): each "
+                "query attends to itself too, cols[None, :] <= rows[:, None] — and the first "
+                "query, with no key left, becomes 0 / 0.",
+                _two_stages(diagonal_kept=False)),
+        Mistake("output_not_rescaled", "l_i is rescaled but acc is not: acc holds weighted "
+                "values relative to the old max — acc * alpha[:, None] + tl.dot(p, v).",
+                _two_stages(_base2_update(rescale_output=False))),
+        Mistake("sum_not_rescaled", "acc is rescaled but l_i is not: the running sum was "
+                "relative to the old max too — l_i * alpha + tl.sum(p, 1).",
+                _two_stages(_base2_update(rescale_sum=False))),
         Mistake("diagonal_skipped", "the diagonal block is never folded in (stage 2 is "
                 "missing or empty): every query loses itself and the keys just before it, and "
                 "the first block's queries have no keys at all — 0 / 0 is NaN. Stage 2 is "
