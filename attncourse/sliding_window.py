@@ -108,25 +108,23 @@ class RingKVCache:
                  rotary_base: float | None = None) -> None:
         self.window, self.num_sinks, self.rotary_base = window, num_sinks, rotary_base
         self.seen = 0  # positions appended so far
-        self.sinks_key = self.sinks_value = None  # (batch, heads, ≤ num_sinks, d_k)
-        self.ring_key = self.ring_value = None  # (batch, heads, window, d_k), preallocated
+        # (batch, heads, num_sinks + window, d_k), allocated at the first call: the sinks'
+        # slots first, then the ring's; reading the cache is a view, never a copy
+        self.keys = self.values = None
 
     def append(self, key: Tensor, value: Tensor) -> tuple[Tensor, Tensor]:
         """Add one position's ``key``, ``value`` ``(batch, heads, 1, d_k)``; return every kept
         key and value ``(batch, heads, kept, d_k)``, sinks first."""
         expect(key.size(-2) == 1, f"a RingKVCache takes one position per call, got "
                                   f"{shape_of(key)}.")
-        if self.seen < self.num_sinks:  # one of the first tokens: a sink
-            self.sinks_key = key if self.sinks_key is None else torch.cat([self.sinks_key, key], -2)
-            self.sinks_value = (value if self.sinks_value is None
-                                else torch.cat([self.sinks_value, value], -2))
-        else:
-            if self.ring_key is None:
-                self.ring_key = key.new_zeros(*key.shape[:-2], self.window, key.size(-1))
-                self.ring_value = value.new_zeros(*value.shape[:-2], self.window, value.size(-1))
-            slot = (self.seen - self.num_sinks) % self.window  # the oldest slot
-            self.ring_key[..., slot:slot + 1, :] = key
-            self.ring_value[..., slot:slot + 1, :] = value
+        if self.keys is None:
+            size = self.num_sinks + self.window
+            self.keys = key.new_zeros(*key.shape[:-2], size, key.size(-1))
+            self.values = value.new_zeros(*value.shape[:-2], size, value.size(-1))
+        slot = (self.seen if self.seen < self.num_sinks  # a sink's own slot
+                else self.num_sinks + (self.seen - self.num_sinks) % self.window)  # the oldest
+        self.keys[..., slot:slot + 1, :] = key
+        self.values[..., slot:slot + 1, :] = value
         self.seen += 1
         return self.key, self.value
 
@@ -134,32 +132,32 @@ class RingKVCache:
     def key(self) -> Tensor:
         """The kept keys ``(batch, heads, kept, d_k)``, sinks first (None before any); with
         ``rotary_base``, the sinks moved up to just before the window."""
+        if self.keys is None:
+            return None
+        kept = self.keys[..., :self._kept(), :]  # (batch, heads, kept, d_k)
         evicted = self.seen - self.num_sinks - self.window  # positions no longer kept
-        sinks = self.sinks_key
-        if self.rotary_base is not None and sinks is not None and evicted > 0:
-            shift = torch.full((sinks.size(-2),), evicted, device=sinks.device)  # (sinks,)
-            sinks = apply_rotary(sinks, shift, self.rotary_base)  # (batch, heads, sinks, d_k)
-        return self._kept(sinks, self.ring_key)
+        if self.rotary_base is not None and self.num_sinks > 0 and evicted > 0:
+            shift = torch.full((self.num_sinks,), evicted, device=kept.device)  # (sinks,)
+            sinks = apply_rotary(kept[..., :self.num_sinks, :], shift, self.rotary_base)
+            kept = torch.cat([sinks, kept[..., self.num_sinks:, :]], dim=-2)
+        return kept
 
     @property
     def value(self) -> Tensor:
         """The kept values ``(batch, heads, kept, d_v)``, sinks first."""
-        return self._kept(self.sinks_value, self.ring_value)
+        return None if self.values is None else self.values[..., :self._kept(), :]
 
-    def _kept(self, sinks, ring):
-        filled = min(self.window, max(0, self.seen - self.num_sinks))
-        parts = [t for t in (sinks, None if ring is None else ring[..., :filled, :])
-                 if t is not None]
-        return torch.cat(parts, dim=-2) if parts else None  # (batch, heads, kept, d_k)
+    def _kept(self) -> int:
+        """How many slots hold a position: all of them once the stream passed the window."""
+        return min(self.seen, self.num_sinks + self.window)
 
     def __len__(self) -> int:
         return self.seen
 
     @property
     def nbytes(self) -> int:
-        """Memory held: at most ``num_sinks + window`` positions, however long the text."""
-        return sum(t.nbytes for t in (self.sinks_key, self.sinks_value, self.ring_key,
-                                      self.ring_value) if t is not None)
+        """Memory held: ``num_sinks + window`` positions, however long the text."""
+        return 0 if self.keys is None else self.keys.nbytes + self.values.nbytes
 
 
 # ------------------------------------------------------- 4. a sink without a token

@@ -8,9 +8,8 @@ the name comes back, ``bench_copying``'s scoring); the KV-cache bytes held after
 turn in one process); the loss on windows of 1×, 2× and 4× the trained length (ALiBi against
 learned, sinusoidal, rotary positions); for the rotary model, the weight its heads put on a
 window's first token and its streaming losses through ring-buffer caches of three windows,
-without and with sinks, numbered inside the cache or not; and the associative-recall task
-for softmax and linear attention. This script writes
-what it measured into ``attncourse/today_measured.py``, which the notebook plots.
+without and with sinks (and, as a baseline, a window as large as window + sinks), numbered
+inside the cache or not. This script writes what it measured into ``attncourse/today_measured.py``, which the notebook plots.
 """
 
 import platform
@@ -23,7 +22,7 @@ from bench_copying import hero_returns, log2_probs
 from common import table
 
 import attncourse as ac
-from attncourse import gpt, recall
+from attncourse import gpt
 from attncourse.fit import evaluating
 from attncourse.mla import kv_cache_bytes_per_token
 from attncourse.sliding_window import RingKVCache
@@ -42,6 +41,8 @@ VARIANTS = {  # name: what changes from notebook 08's GPTConfig
                                                      num_sinks=SINKS),
     "linear": dict(attention="linear", positions="learned"),
     "MLA": dict(attention="mla"),
+    "MLA, d_latent 64": dict(attention="mla", d_latent=64),  # is it the compression?
+    "MLA, d_rope 32": dict(attention="mla", d_rope=32),  # or the small shared rotary key?
 }
 EXTRAPOLATING = ("softmax, learned", "softmax, sinusoidal", "softmax, rotary", "ALiBi")
 LENGTHS = (1, 2, 4)  # × CONTEXT
@@ -54,12 +55,12 @@ DECODING = {  # name: the config decoded (positions reaching 8k), and whether it
     "MLA (absorbed)": (dict(attention="mla"), False),
 }
 DECODE_CONTEXTS, DECODE_STEPS = (1024, 8192), 16
-STREAM_TOKENS, STREAM_WINDOW = 512, 64
+STREAM_START, STREAM_TOKENS, STREAM_WINDOW = 5000, 2000, 64  # a stretch of validation text
 STREAM_WINDOWS = (16, 32, 64)
-FAR = 32  # queries this far in, or further, for the weight on the first token
-STREAMS = [(window, sinks, True) for window in STREAM_WINDOWS for sinks in (0, SINKS)]
+STREAMS = [(window + extra, sinks, True) for window in STREAM_WINDOWS
+           for sinks, extra in ((0, 0), (SINKS, 0), (0, SINKS))]  # the last: same cache size
 STREAMS.append((STREAM_WINDOW, SINKS, False))  # (window, sinks, numbered inside the cache)
-RECALL = dict(num_pairs=4, num_keys=8, num_values=8, steps=800, lr=3e-3)
+FAR = 32  # queries this far in, or further, for the weight on the first token
 
 
 def train(tok, train_ids, **change):
@@ -124,21 +125,6 @@ def decode_times(vocab):
     return times, nbytes
 
 
-def run_recall():
-    """Accuracy on 1,000 fresh recall sequences after training, softmax and linear."""
-    r = RECALL
-    test = recall.recall_batch(1000, r["num_pairs"], r["num_keys"], r["num_values"],
-                               torch.Generator().manual_seed(99))
-    out = {}
-    for attention in ("softmax", "linear"):
-        torch.manual_seed(0)
-        model = gpt.GPT(recall.recall_config(attention, r["num_pairs"], r["num_keys"],
-                                             r["num_values"]))
-        recall.train_recall(model, r["num_keys"], r["num_values"], steps=r["steps"], lr=r["lr"])
-        out[attention] = round(recall.recall_accuracy(model, test), 3)
-    return out
-
-
 def main():
     start = time.perf_counter()
     corpus = tiny_stories()
@@ -155,18 +141,17 @@ def main():
         if name in EXTRAPOLATING:
             extrapolate[name] = extrapolation(model, val_ids)
         if name == "softmax, rotary":
-            stream = val_ids[:STREAM_TOKENS]
+            stream = val_ids[STREAM_START:STREAM_START + STREAM_TOKENS]
             streams = {setup: [round(x, 2) for x in gpt.streaming_position_losses(
                 model, stream, *setup).tolist()] for setup in STREAMS}
             first_weight = first_token_weight(model, val_ids)
     decode, cache_bytes = decode_times(len(tok))
-    recalled = run_recall()
     formula = kv_cache_bytes_per_token(gpt.GPTConfig(len(tok), attention="mla"))
-    return report(results, extrapolate, streams, first_weight, decode, cache_bytes, recalled, formula,
+    return report(results, extrapolate, streams, first_weight, decode, cache_bytes, formula,
                   time.perf_counter() - start)
 
 
-def report(results, extrapolate, streams, first_weight, decode, cache_bytes, recalled, formula, seconds):
+def report(results, extrapolate, streams, first_weight, decode, cache_bytes, formula, seconds):
     """Write ``attncourse/today_measured.py`` and return the markdown section."""
     measured_on = (f"{platform.machine()}, 1 thread, torch {torch.__version__}, "
                    f"{time.strftime('%Y-%m-%d')}")
@@ -182,8 +167,7 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, rec
         'rotary model\'s loss (nats) at each\nposition of the validation text read through a '
         'ring-buffer cache of window positions and that\nmany sinks, their positions numbered '
         'inside the cache (StreamingLLM) or not. FIRST_TOKEN_WEIGHT[block][head]: its mean weight\non '
-        'a window\'s first token, queries FAR and later.\nRECALL[attention]: '
-        'accuracy on associative recall (RECALL_TASK). FORMULA_BYTES: float16 KV-cache\nbytes '
+        'a window\'s first token, queries FAR and later.\nFORMULA_BYTES: float16 KV-cache bytes '
         'per token of notebook 08\'s shape as MHA, GQA (2 key/value heads), MQA and MLA."""\n\n'
         f"CONTEXT = {CONTEXT}\n"
         f"STEPS = {STEPS}\n"
@@ -193,6 +177,7 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, rec
         f"DECODE_CONTEXTS = {DECODE_CONTEXTS!r}\n"
         f"STREAM_WINDOW = {STREAM_WINDOW}\n"
         f"STREAM_WINDOWS = {STREAM_WINDOWS!r}\n"
+        f"STREAM_START = {STREAM_START}\n"
         f"FAR = {FAR}\n"
         f"FIRST_TOKEN_WEIGHT = {first_weight!r}\n"
         f"RESULTS = {results!r}\n"
@@ -200,11 +185,10 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, rec
         f"DECODE_MS = {decode!r}\n"
         f"CACHE_BYTES = {cache_bytes!r}\n"
         f"STREAMING = {streams!r}\n"
-        f"RECALL_TASK = {RECALL!r}\n"
-        f"RECALL = {recalled!r}\n"
         f"FORMULA_BYTES = {vars(formula)!r}\n"
         f"MEASURED_ON = {measured_on!r}\n")
-    past = {setup: statistics.mean(v[setup[0] + SINKS:]) for setup, v in streams.items()}
+    def past(window, setup):  # mean loss once a cache of window + sinks is full, one range
+        return statistics.mean(streams[setup][window + SINKS:])
     rows = [(name, f"{b:.3f}", f"{hero:.2f}",
              " / ".join("–" if x is None else f"{x:.2f}" for x in extrapolate.get(name, [])) or "",
              f"{seconds}") for name, (b, hero, seconds) in results.items()]
@@ -232,27 +216,20 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, rec
         f"MLA (d_latent 16 + d_rope 8) {formula.mla}.", "",
         table(("variant", *(f"ms after {c:,}" for c in DECODE_CONTEXTS),
                *(f"cache KB after {c:,}" for c in DECODE_CONTEXTS)), decoding), "",
-        f"Streaming: the rotary model read {STREAM_TOKENS} validation characters through a "
-        "ring-buffer cache; mean loss (nats) past the window, without sinks and with "
-        f"{SINKS} numbered inside the cache as StreamingLLM does: "
-        + ", ".join(f"window {w} {past[w, 0, True]:.3f} and {past[w, SINKS, True]:.3f}"
-                    for w in STREAM_WINDOWS)
+        f"Streaming: the rotary model read {STREAM_TOKENS:,} validation characters through a "
+        "ring-buffer cache; mean loss (nats) once the cache is full, for windows "
+        f"{', '.join(map(str, STREAM_WINDOWS))}: without sinks, with {SINKS} numbered inside the "
+        f"cache as StreamingLLM does, and a window {SINKS} larger without sinks (the same cache "
+        "size): "
+        + "; ".join(f"{past(w, (w, 0, True)):.3f}, {past(w, (w, SINKS, True)):.3f}, "
+                    f"{past(w, (w + SINKS, 0, True)):.3f}" for w in STREAM_WINDOWS)
         + f"; window {STREAM_WINDOW} with {SINKS} sinks keeping their absolute positions (further "
-        f"back than any distance it trained on) {past[STREAM_WINDOW, SINKS, False]:.3f}. Its "
+        f"back than any distance it trained on) "
+        f"{past(STREAM_WINDOW, (STREAM_WINDOW, SINKS, False)):.3f}. Its "
         f"heads' mean weight on a window's first token, queries {FAR} and later: "
         + "; ".join(f"block {b}: " + ", ".join(f"{w:.3f}" for w in heads)
                     for b, heads in enumerate(first_weight))
-        + f" (uniform would give at most {1 / (FAR + 1):.3f}). "
-        "Associative "
-        f"recall ({RECALL['num_pairs']} pairs, {RECALL['num_keys']} keys, "
-        f"{RECALL['num_values']} values, {RECALL['steps']} steps): accuracy softmax "
-        f"{recalled['softmax']:.0%}, linear {recalled['linear']:.0%} (chance "
-        f"{1 / RECALL['num_values']:.0%})"
-        + ("; level: at this budget neither learned exact retrieval (a 2,000-step run with 8 "
-           "pairs also left both at 27%), so this trained comparison separates nothing; notebook "
-           "11's capacity test, keys as unit vectors in 16 dimensions and no training, shows the "
-           "difference (all pairs for softmax; 0.81 of 16 and 0.47 of 64 for linear attention)"
-           if abs(recalled['softmax'] - recalled['linear']) < 0.05 else "")
+        + f" (uniform would give at most {1 / (FAR + 1):.3f})"
         + ". Reproduce with `python benchmarks/run_all.py today` "
         "(it also rewrites `attncourse/today_measured.py`, which the notebook plots); the whole "
         f"run took {seconds:.0f} s.", ""])
