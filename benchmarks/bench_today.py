@@ -209,7 +209,8 @@ def report(results, extrapolate, streams, first_weight, decode, cache_bytes, for
         "", table(("variant", "bits per character", "bits on the hero's initial",
                    "extrapolation 1× / 2× / 4×", "training s"), rows), "",
         f"Decoding one token (ms, median of {DECODE_STEPS}, untrained weights of the same shape, "
-        "one thread, all variants in one process) after "
+        "one thread, all variants in one process, on the same shared machine: rerun it idle before "
+        "trusting the milliseconds) after "
         f"{' and '.join(f'{c:,}' for c in DECODE_CONTEXTS)} tokens, and the kilobytes (float32) its "
         "caches hold then: the sliding window's ring and linear attention's state do not grow. By the formula, float16 bytes per token of this shape: "
         f"MHA {formula.mha}, GQA (2 key/value heads) {formula.gqa}, MQA {formula.mqa}, "
