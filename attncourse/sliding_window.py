@@ -23,12 +23,11 @@ A trained GPT streamed through that cache, its loss at each position with or wit
 is :func:`attncourse.gpt.streaming_position_losses`.
 """
 
-import math
-
 import torch
 import torch.nn.functional as F
 from torch import Tensor, nn
 
+from attncourse.attention import check_inputs, scaled_scores
 from attncourse.errors import expect, shape_of
 from attncourse.rope import apply_rotary
 
@@ -171,9 +170,11 @@ def attention_with_sink(q: Tensor, k: Tensor, v: Tensor, sink: Tensor,
     ``q`` ``(batch, heads, q_len, d_k)``, ``k``, ``v`` ``(batch, heads, k_len, d_k)``,
     ``mask`` bool, True = may attend. Returns the output ``(batch, heads, q_len, d_v)`` and
     the weights on the keys ``(batch, heads, q_len, k_len)``, whose rows sum to less than 1."""
-    expect(torch.is_tensor(sink) and sink.shape == (q.size(1),),
-           f"sink should be ({q.size(1)},): one logit per head, got {shape_of(sink)}.")
-    scores = q @ k.transpose(-2, -1) / math.sqrt(q.size(-1))  # (batch, heads, q_len, k_len)
+    check_inputs(q, k, v, mask)
+    expect(q.dim() == 4 and torch.is_tensor(sink) and sink.shape == (q.size(1),),
+           f"sink should be (heads,): one logit per head of q (batch, heads, q_len, d_k), got "
+           f"{shape_of(sink)} for q {shape_of(q)}.")
+    scores = scaled_scores(q, k)  # (batch, heads, q_len, k_len)
     if mask is not None:
         scores = scores.masked_fill(~mask, float("-inf"))
     column = sink.view(1, -1, 1, 1).expand(*scores.shape[:-1], 1)  # (batch, heads, q_len, 1)
