@@ -67,13 +67,9 @@ def embed_linear(images, weight, bias, patch_size):
     return F.linear(patchify_unfold(images, patch_size), weight, bias)
 
 
-def embed_conv_module(images, weight, bias, patch_size):
-    conv = torch.nn.Conv2d(images.shape[1], weight.shape[0], patch_size, stride=patch_size,
-                           bias=bias is not None)
-    conv.weight.data = weight.view(weight.shape[0], images.shape[1], patch_size, patch_size)
-    if bias is not None:
-        conv.bias.data = bias
-    return conv(images).flatten(2).permute(0, 2, 1)
+def embed_conv_functional(images, weight, bias, patch_size):
+    kernels = weight.view(weight.shape[0], images.shape[1], patch_size, patch_size)
+    return F.conv2d(images, kernels, bias, stride=patch_size).flatten(2).permute(0, 2, 1)
 
 
 def embed_einsum(images, weight, bias, patch_size):
@@ -189,7 +185,7 @@ def vit_probabilities(model, images):
 
 CORRECT = {
     "patchify": [patchify_unfold, patchify_tensor_unfold, patchify_loops],
-    "embed_patches": [embed_linear, embed_conv_module, embed_einsum],
+    "embed_patches": [embed_linear, embed_conv_functional, embed_einsum],
     "add_class_token_and_positions": [cls_ok_repeat, cls_ok_pad],
     "vit_forward": [vit_ok_modules, vit_ok_unfold],
 }

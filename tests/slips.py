@@ -2734,3 +2734,58 @@ SLIPS["linear_attention_step"] = {
     step_key_denominator: "key_in_the_normaliser",
     step_stale_state: "old_state_returned",
 }
+
+
+# ------------------------------------------------------- the gradients: right values, no training
+# A result whose values are right but which no model could train through: each exercise's first
+# case is run back too (attncourse.exercises.variants.backward_variants).
+
+
+def softmax_divided_in_place(x):
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    e /= e.sum(dim=-1, keepdim=True)  # exp's backward needs e as it was
+    return e
+
+
+def softmax_sum_detached(x):
+    e = torch.exp(x - x.amax(dim=-1, keepdim=True))
+    return e / e.sum(dim=-1, keepdim=True).detach()
+
+
+def scaled_scores_no_grad(query, key):
+    with torch.no_grad():
+        return query @ key.transpose(-2, -1) / math.sqrt(query.size(-1))
+
+
+def scores_key_detached(query, key):
+    return query @ key.detach().transpose(-2, -1)
+
+
+def split_heads_through_numpy(x, num_heads):
+    batch, seq, d_model = x.shape
+    parts = x.detach().numpy().reshape(batch, seq, num_heads, d_model // num_heads)
+    return torch.from_numpy(parts.transpose(0, 2, 1, 3).copy())
+
+
+def embed_conv_module_weights_copied(images, weight, bias, patch_size):
+    conv = torch.nn.Conv2d(images.shape[1], weight.shape[0], patch_size, stride=patch_size,
+                           bias=bias is not None)
+    conv.weight.data = weight.view(weight.shape[0], images.shape[1], patch_size, patch_size)
+    if bias is not None:
+        conv.bias.data = bias
+    return conv(images).flatten(2).permute(0, 2, 1)  # right values; `weight` never trained
+
+
+def qkv_W_Q_data(x, W_Q, W_K, W_V):
+    return x @ W_Q.data, x @ W_K, x @ W_V
+
+
+BACKWARD = {
+    "softmax": {softmax_divided_in_place: "changed_before_backward",
+                softmax_sum_detached: "only_the_gradient_differs"},
+    "scaled_scores": {scaled_scores_no_grad: "gradient_cut"},
+    "dot_scores": {scores_key_detached: "gradient_never_reaches"},
+    "split_heads": {split_heads_through_numpy: "gradient_cut"},
+    "qkv_projections": {qkv_W_Q_data: "gradient_never_reaches"},
+    "embed_patches": {embed_conv_module_weights_copied: "gradient_never_reaches"},
+}

@@ -4,7 +4,7 @@ meant for it; at least 70% are named; no error reaches a learner unexplained."""
 from functools import cache
 
 import pytest
-from slips import SECOND_ROUND, SLIPS
+from slips import BACKWARD, SECOND_ROUND, SLIPS
 
 import attncourse as ac
 from attncourse.exercises import all_exercises
@@ -13,7 +13,8 @@ from attncourse.exercises.engine import CHANGED_INPUT, COMMON_MISTAKES
 from attncourse.progress_file import NOWHERE
 
 EXERCISES = {e.id: e for e in all_exercises()}
-ALL_SLIPS = {id_: {**SLIPS.get(id_, {}), **SECOND_ROUND.get(id_, {})} for id_ in EXERCISES}
+ALL_SLIPS = {id_: {**SLIPS.get(id_, {}), **SECOND_ROUND.get(id_, {}), **BACKWARD.get(id_, {})}
+             for id_ in EXERCISES}
 EACH = [(id_, fn, name) for id_, slips in ALL_SLIPS.items() for fn, name in slips.items()]
 
 
@@ -38,7 +39,8 @@ def test_each_slip_gets_its_message(exercise_id, fn, name):
     assert not checked.passed
     if name:
         assert checked.mistake == name, checked.message
-        assert f"Likely mistake — {message_of(exercise_id, name)}" in checked.message
+        said = checked.said if name in FINDINGS else message_of(exercise_id, name)
+        assert f"Likely mistake — {said}" in checked.message
     elif checked.mistake:  # no probe names it: the engine may still say how it differs
         assert checked.mistake in FINDINGS, checked.message
         assert f"Likely mistake — {checked.said}" in checked.message

@@ -25,7 +25,8 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "overflow", "scaled_by_a_constant", "shifted_by_a_constant", "transposed", "flipped",
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
-            "gradient_never_reaches", "only_with_argument", "result_returned_twice")
+            "gradient_never_reaches", "only_the_gradient_differs", "only_with_argument",
+            "result_returned_twice")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.

@@ -23,6 +23,7 @@ from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.model import Behaviour, Mistake
 from attncourse.exercises.modules import GRADIENT_OF, run_module, run_on_module
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES, HOOK_LEFT
+from attncourse.exercises.variants import ForwardAndBack
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
 ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"
@@ -228,10 +229,20 @@ def outcome_difference(expected, outcome, exercise):
         return _items_differ(names, getattr(got, "names", None)) or (
             f"returned {len(got)} items, but should return {len(expected)} ({', '.join(names)})")
     for name, e, g in zip(names, expected, got):
-        gap = difference(e, g, exercise.atol, name)
+        gap = difference(e, g, tolerance(name, e, exercise.atol), name)
         if gap:
             return gap
     return None
+
+
+def tolerance(name, expected, atol):
+    """``atol`` for a result; for a gradient, at least a thousandth of its largest entry: the
+    gradient of a saturated softmax is a difference of near-equal numbers, and two correct
+    orders of the same sums round it apart."""
+    if name.startswith(GRADIENT_OF) and torch.is_tensor(expected) and \
+            expected.is_floating_point() and expected.numel():
+        return max(atol, 1e-3 * float(expected.abs().max()))
+    return atol
 
 
 def _in_dtypes_of(model, outcome):
@@ -354,7 +365,8 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     with one argument in another's place; an error about a size no input has."""
     case, outcome = cases[index], outcomes[index]
     if case.through is not None and not outcome.error:
-        cut = _gradient_cut(expected[index], outcome.value, exercise)
+        cut = _gradient_cut(expected[index], outcome.value, exercise) or \
+            _only_the_gradients(case, expected[index], outcome.value, exercise)
         if cut:
             return cut
     names, values = _named_arguments(exercise, case)
@@ -408,7 +420,7 @@ def _unused_argument(exercise, cases, outcomes):
 def _only_with_argument(exercise, cases, failing):
     """An optional argument (default ``None``) that every failing case gives and every
     passing case leaves out: the fault is in the code that uses it."""
-    if any(case.through for case in cases):
+    if any(case.through and not isinstance(case.through, ForwardAndBack) for case in cases):
         return None
     try:
         parameters = list(inspect.signature(exercise.solution or exercise.reference)
@@ -445,10 +457,25 @@ def _gradient_cut(expected, got, exercise):
     return None
 
 
+def _only_the_gradients(case, expected, got, exercise):
+    """A case run forward and back whose values are right and one of whose gradients is not:
+    autograd follows some step of the learner's another way than its value suggests."""
+    if not (isinstance(case.through, ForwardAndBack) and isinstance(got, tuple) and
+            len(got) == len(expected)):
+        return None
+    names = name_list_of(expected, exercise.output_names)
+    gaps = [difference(e, g, exercise.atol, n) for n, e, g in zip(names, expected, got)]
+    wrong = [n for n, gap in zip(names, gaps) if gap]
+    if wrong and all(n.startswith(GRADIENT_OF) for n in wrong):
+        return sentences.only_the_gradient_differs(wrong[0].removeprefix(GRADIENT_OF))
+    return None
+
+
 def _named_arguments(exercise, case):
     """The case's inputs and their names, as messages speak of them: a function's arguments,
     or a module's sizes (``d_model`` …) and its ``forward``'s arguments (``x`` …)."""
-    if case.through not in (None, run_module, run_on_module):  # the harness's own arguments
+    if case.through not in (None, run_module, run_on_module) and \
+            not isinstance(case.through, ForwardAndBack):  # the harness's own arguments
         return _parameter_names(case.through, len(case.args) + 1)[1:], case.args
     if case.through is not run_module:
         return _parameter_names(exercise.solution or exercise.reference, len(case.args)), \
@@ -467,6 +494,11 @@ def _raised_sentence(exercise, case, outcome):
     return sentences.raised(outcome.error_type, *_named_arguments(exercise, case))
 
 
+#: what the harness that runs a module, or a function forward and back, raises about the
+#: learner's code (:mod:`.modules`): its text is already a sentence of ours
+_THE_HARNESS_FOUND = ("GradientCut", "NotDeterministic", "ParametersDoNotFit")
+
+
 def judge(exercise, cases, outcomes):
     """Turn recorded outcomes into a :class:`CheckResult` with a message for the learner."""
     if outcomes and all(o.not_implemented for o in outcomes):
@@ -480,7 +512,10 @@ def judge(exercise, cases, outcomes):
         return CheckResult(exercise.id, Status.PASSED, sentences.all_cases_pass(cases))
     first = failing[0]
     error = outcomes[first].error
-    gap = _raised_sentence(exercise, cases[first], outcomes[first]) if error else gaps[first]
+    ours = outcomes[first].error_type in _THE_HARNESS_FOUND  # a sentence, not an error's text
+    own_words = sentences.its_own_words(error) if error and not ours else ""
+    gap = (error.partition(": ")[2] if ours else
+           _raised_sentence(exercise, cases[first], outcomes[first]) if error else gaps[first])
     message = sentences.first_failure(cases[first].label, gap)
     if len(failing) < len(cases):
         message += sentences.cases_that_pass(
@@ -496,11 +531,10 @@ def judge(exercise, cases, outcomes):
                    _only_with_argument(exercise, cases, failing))
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
-                           message + sentences.likely_mistake(mistake) +
-                           (sentences.its_own_words(error) if error else ""),
+                           message + sentences.likely_mistake(mistake) + own_words,
                            mistake=mistake.name, said=mistake.message, case=cases[first].label)
     if error:
-        message += sentences.what_the_error_means(exercise, error) + sentences.its_own_words(error)
+        message += ("" if ours else sentences.what_the_error_means(exercise, error)) + own_words
         return CheckResult(exercise.id, Status.CRASHED, message + sentences.try_a_hint(exercise),
                            case=cases[first].label)
     return failed(exercise.id, message + sentences.try_a_hint(exercise), cases[first].label)

@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import torch
 
 from attncourse.course import Notebook
-from attncourse.exercises.variants import VARIED, variants
+from attncourse.exercises.variants import VARIED, backward_variants, variants
 
 
 @dataclass(frozen=True)
@@ -90,16 +90,24 @@ class Exercise:
     #: earlier exercises whose part the solution builds on, by id: the notebook binds each
     #: learner name to ``mine(id)`` before this exercise (e.g. a Block's MultiHeadAttention)
     uses: tuple = ()
+    #: whether the first case is also run backward (:func:`.variants.backward_variants`): the
+    #: gradients of its inputs are part of the answer wherever a model trains through the
+    #: function — not for a Triton kernel of notebook 09, a measurement or a sampler
+    backward: bool = True
 
     @property
     def function_name(self):
         return self.learner_name or self.reference.__name__
 
     def cases(self):
-        """The exercise's cases, then the variants that change one argument of the first."""
+        """The exercise's cases, then the variants that change one argument of the first, then
+        the first run back (the gradients of its inputs)."""
         cases = self.make_cases()
-        return cases + variants(self.reference, self.solution or self.reference,
-                                cases[:self.varied])
+        form = self.solution or self.reference
+        run_back = self.backward and not any(case.through for case in cases)  # else its own
+        return (cases + variants(self.reference, form, cases[:self.varied]) +
+                (backward_variants(self.reference, form, cases, self.output_names)
+                 if run_back else []))
 
 
 def seeded_randn(*shape, seed=0):

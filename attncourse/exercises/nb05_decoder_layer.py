@@ -573,6 +573,7 @@ def _signed_change(f, x, nudge=1.0):
 
 POSITION_INFLUENCE = Exercise(
     id="position_influence",
+    backward=False,
     varied=1,  # each call runs the layer once per position
     title="The nudge test: does any output depend on later inputs?",
     notebook=NOTEBOOK,

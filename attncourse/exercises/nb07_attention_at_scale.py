@@ -116,6 +116,7 @@ def _normalised_output(m, ell, out, s, v):
 
 ONLINE_SOFTMAX_UPDATE = Exercise(
     id="online_softmax_update",
+    backward=False,
     title="One step of the online softmax",
     notebook=NOTEBOOK,
     signature="online_softmax_update(running_max, running_sum, output, scores, values) "
@@ -247,6 +248,7 @@ def _values_not_appended(past_key, past_value, key, value):
 
 APPEND_KV = Exercise(
     id="append_kv",
+    backward=False,
     title="Append one step to a KV cache",
     notebook=NOTEBOOK,
     signature="append_kv(past_key, past_value, key, value) -> (key, value), "

@@ -224,6 +224,7 @@ def _one_too_few(logits, temperature=1.0, top_k=None):
 
 NEXT_TOKEN_PROBS = Exercise(
     id="next_token_probs",
+    backward=False,
     title="Sampling: temperature and top-k",
     notebook=NOTEBOOK,
     signature="next_token_probs(logits (..., vocab), temperature=1.0, top_k=None) -> "

@@ -113,6 +113,7 @@ def _stored_with_x_stride(x):
 
 SOFTMAX_ROWS = Exercise(
     id="softmax_rows",
+    backward=False,
     title="A row-softmax kernel",
     notebook=NOTEBOOK,
     signature="softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride, BLOCK), "
@@ -197,6 +198,8 @@ def _long_rows_cases():
              _on_device(seeded_randn(3, 50, seed=154)[:, 5:42])),
         Case("4 rows of 20 scores near −1000: a masked lane must never win the max",
              _on_device(seeded_randn(4, 20, seed=155) - 1000.0)),
+        Case("2 rows of 40 in float16: the result keeps x's dtype",
+             _on_device(seeded_randn(2, 40, seed=157).half())),
     ]
 
 
@@ -263,6 +266,7 @@ def _long_not_divided(x):
 
 SOFTMAX_LONG_ROWS = Exercise(
     id="softmax_long_rows",
+    backward=False,
     title="A row softmax for rows longer than a tile, from a blank cell",
     notebook=NOTEBOOK,
     signature="softmax_long_rows(x, block=16) -> (rows, cols): a kernel, its launcher and "
@@ -271,7 +275,7 @@ SOFTMAX_LONG_ROWS = Exercise(
     learner_name="softmax_long_rows",
     solution=solutions.softmax_long_rows,
     make_cases=_long_rows_cases,
-    varied=0,  # no float64 variant: compiled, a loop's float32 state cannot take float64 tiles
+    varied=0,  # float16, not float64: compiled, a loop's float32 state cannot take float64 tiles
     hints=[
         "One program per row, as in softmax_rows, but the row no longer fits in one tile: walk "
         "it in tiles of BLOCK lanes twice. Pass 1 keeps a running max m and a running sum of "
@@ -432,6 +436,7 @@ def _values_from_keys(q, k, v, causal=False):
 
 FLASH_ATTENTION = Exercise(
     id="flash_attention",
+    backward=False,
     title="FlashAttention's inner loop, in a kernel",
     notebook=NOTEBOOK,
     signature="flash_attention(q, k, v, causal=False) -> (batch, heads, q_len, d): the end "
@@ -599,6 +604,7 @@ def _two_stages(update=None, stage1=lambda start: (0, start),
 
 FLASH_ATTENTION_CAUSAL = Exercise(
     id="flash_attention_causal",
+    backward=False,
     title="The causal kernel's two stages, in base 2",
     notebook=NOTEBOOK,
     signature="flash_attention_causal(q, k, v) -> (batch, heads, seq, d): causal_kernel's "
@@ -709,10 +715,12 @@ FLASH_ATTENTION_CAUSAL = Exercise(
                 "then 2^(s · qk_scale − max) overflows and the output is NaN. Scale first, "
                 "s = tl.dot(q, tl.trans(k)) * qk_scale, then take the max of that.",
                 _two_stages(_base2_update(max_in_units=False))),
-        Mistake("diagonal_load_unmasked", "a load reached outside k or v: the diagonal "
-                "block of the last queries runs past the end of the sequence, so stage 2 "
-                "loads k and v with mask=cols[:, None] < seq, other=0.0. Stage 1 needs no "
-                "mask only because its blocks end before start_m.",
+        Mistake("diagonal_load_unmasked", "a load reached outside q, k or v: some tl.load's "
+                "offsets run past the end of the sequence without a mask. Check that each "
+                "tensor is read at its own offsets (q at the query rows, k and v at the key "
+                "columns) and that every block that may pass the end is masked: the query "
+                "block, and stage 2's diagonal block — k and v with mask=cols[:, None] < seq, "
+                "other=0.0. Stage 1 needs no mask only because its blocks end before start_m.",
                 raises=r"tried to load .* outside"),
     ],
 )
@@ -794,6 +802,7 @@ def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_
 
 FLASH_ATTENTION_BACKWARD = Exercise(
     id="flash_attention_backward",
+    backward=False,
     title="FlashAttention's backward pass: dK and dV of a block of keys",
     notebook=NOTEBOOK,
     signature="flash_attention_backward(q, k, v, d_out, causal=False) -> (dK, dV): the body "

@@ -180,6 +180,7 @@ def _next_key(weights):
 
 HEAD_SCORES = Exercise(
     id="head_scores",
+    backward=False,
     title="A head's previous-token and induction scores, from its attention weights",
     notebook=NOTEBOOK,
     signature="head_scores(weights (batch, heads, seq, seq), seq = 2·half) -> (previous_token "
@@ -323,6 +324,7 @@ def _rows_zeroed(part, bias=True):
 
 ABLATED_ATTENTION = Exercise(
     id="ablated_attention",
+    backward=False,
     title="Ablate a head through a forward hook",
     notebook=NOTEBOOK,
     signature="ablated_attention(attn, x (batch, seq, d_model), head) -> attn(x, "

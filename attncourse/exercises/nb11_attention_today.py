@@ -125,6 +125,7 @@ def _alibi_cases():
 
 ALIBI_BIAS = Exercise(
     id="alibi_bias",
+    backward=False,
     title="ALiBi's bias, head by head",
     notebook=NOTEBOOK,
     signature="alibi_bias(slopes, seq_len) -> (heads, seq_len, seq_len): -slopes[h] * (i - j) "
@@ -230,6 +231,7 @@ def _outer(phi_k, v):
 
 LINEAR_ATTENTION_STEP = Exercise(
     id="linear_attention_step",
+    backward=False,
     title="Linear attention, one step of the recurrence",
     notebook=NOTEBOOK,
     signature="linear_attention_step(S, z, phi_q, phi_k, v) -> (output (batch, heads, d_v), "

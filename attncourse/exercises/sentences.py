@@ -32,6 +32,12 @@ COMMON_MISTAKES = (
             "`torch.no_grad()`, or from tensors taken out of the graph (`.detach()`, `.data`). "
             "Training needs the whole path from the weights to the result: drop them.",
             raises=r"carries no gradient"),
+    Mistake("changed_before_backward", "your values are right, but the gradient cannot "
+            "be computed through them: a tensor that the backward pass needs was changed in "
+            "place afterwards (`t /= ...`, `t[...] = ...`, `.exp_()`, `.masked_fill_()` on a "
+            "result that a later step already used). Make a new tensor instead: "
+            "`t = t / ...`, `t.masked_fill(...)`.",
+            raises=r"modified by an inplace operation"),
     Mistake("randomness_on", "your code answers one input two ways in training mode: a "
             "dropout (or other randomness) is on, and this model has none — leave it out, or "
             "take its rate from the config; or each call edits the model's weights in place — "
@@ -267,3 +273,12 @@ def gradient_never_reaches(name):
                    f"(`.detach()`, `.data`, `torch.no_grad()`) or never taken (the weight is not "
                    f"used, another one is used in its place, or a mask hides from the result "
                    f"every position that reads it).")
+
+
+def only_the_gradient_differs(name):
+    return Mistake("only_the_gradient_differs", f"your values are right but the gradient of "
+                   f"`{name}` is not: autograd follows a step of yours another way than its "
+                   f"value shows — part of the path taken out of the graph (`.detach()`, "
+                   f"`.data`, `.item()`, a tensor rebuilt with `torch.tensor(...)`), or a "
+                   f"value that is right only because of the inputs' numbers. A model trained "
+                   f"through this function would learn the wrong thing.")

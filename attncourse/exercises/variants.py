@@ -6,6 +6,7 @@ the reference does not (a variant is kept only where the reference's result chan
 
 import dataclasses
 import inspect
+from dataclasses import dataclass
 
 import torch
 
@@ -125,3 +126,100 @@ def _in_float64(reference, cases):
         found.append(dataclasses.replace(case, label=f"{case.label}, in float64: the result "
                                          f"keeps the dtype", args=wide[0], kwargs=wide[1]))
     return found
+
+
+# ------------------------------------------------------------------ forward and back
+
+
+#: the gradient that flows back into each item of the result: seeded, so every run sends the
+#: same one (as :data:`~.modules.UPSTREAM_SEED` does for a module's output)
+BACKWARD_SEED = 4321
+
+
+@dataclass(frozen=True)
+class ForwardAndBack:
+    """A case's ``through`` that calls the function with gradients on: the result, then the
+    gradient of each input at ``positions`` (named ``names``) from a seeded upstream gradient
+    into every floating-point item of the result. Values that are right and gradients that
+    are not show a path cut (``.detach()``, ``.data``, ``torch.no_grad()``, ``.item()``) or a
+    step that autograd cannot follow back (a tensor it needs changed in place)."""
+
+    positions: tuple
+    names: tuple
+    output_names: tuple = ()
+    #: the positions of modules among the arguments (a layer the function runs): the
+    #: gradients of their parameters too, named ``layer.norm_1.weight``
+    modules: tuple = ()
+
+    def __call__(self, fn, *args, **kwargs):
+        from attncourse.exercises.modules import GRADIENT_OF, GradientCut, Named
+
+        args = tuple(a.detach().clone().requires_grad_() if i in self.positions else a
+                     for i, a in enumerate(args))
+        weights = [(f"{name}.{k}", p) for i, name in self.modules
+                   for k, p in args[i].named_parameters()]
+        wanted = [args[i] for i in self.positions] + [p for _, p in weights]
+        with torch.enable_grad():
+            result = fn(*args, **kwargs)
+            items = result if isinstance(result, tuple) else (result,)
+            floats = [t for t in items if torch.is_tensor(t) and t.is_floating_point()]
+            if not floats:
+                return result
+            if not any(t.requires_grad for t in floats):
+                raise GradientCut("your result carries no gradient: it was computed under "
+                                  "torch.no_grad(), or from tensors taken out of the graph "
+                                  "with .detach(), .data or .item() — nothing could train "
+                                  "through it")
+            generator = torch.Generator().manual_seed(BACKWARD_SEED)
+            total = sum((t * torch.randn(t.shape, generator=generator, dtype=torch.float32)
+                         .to(t.dtype)).sum() for t in floats if t.requires_grad)
+            grads = torch.autograd.grad(total, wanted, allow_unused=True)
+        items = tuple(t.detach() if torch.is_tensor(t) else t for t in items)
+        names = (self.output_names or ("result",) if len(items) == 1 else
+                 self.output_names or tuple(f"item {i}" for i in range(len(items))))
+        return Named.of((*items, *(torch.zeros_like(w) if g is None else g
+                                   for w, g in zip(wanted, grads))),
+                        (*names, *(GRADIENT_OF + n for n in self.names),
+                         *(GRADIENT_OF + n for n, _ in weights)))
+
+
+def _differentiable(name, value):
+    """An input the result is trained through: a finite floating-point tensor that is not a
+    mask (a 0/1 float mask selects; its gradient is nobody's business)."""
+    return (torch.is_tensor(value) and value.is_floating_point() and "mask" not in name and
+            bool(value.isfinite().all()))
+
+
+def backward_variants(reference, learner_form, cases, output_names=()):
+    """The first of ``cases`` that can be, again, run forward and back: its result and the
+    gradients of its finite floating-point inputs and of its modules' parameters, where the
+    reference's reach them (zero gradients, none at all, or non-finite ones: the next case)."""
+    parameters = _parameters(learner_form)
+    for case in cases[:3]:
+        args, kwargs = case.fresh_args()
+        names = [p.name for p in parameters[:len(args)]]
+        positions = tuple(i for i, (n, a) in enumerate(zip(names, args)) if _differentiable(n, a))
+        modules = tuple((i, n) for i, (n, a) in enumerate(zip(names, args))
+                        if isinstance(a, torch.nn.Module) and
+                        any(p.requires_grad for p in a.parameters()))
+        if not positions and not modules:
+            continue
+        through = ForwardAndBack(positions, tuple(names[i] for i in positions),
+                                 tuple(output_names), modules)
+        try:
+            expected = through(reference, *args, **kwargs)
+        except Exception:
+            continue
+        if not isinstance(expected, tuple):
+            continue
+        items = len(expected) - len(positions) - sum(1 for i, _ in modules
+                                                     for _ in args[i].parameters())
+        grads = expected[items:]
+        if not grads or not all(g.isfinite().all() for g in grads) or \
+                not all(g.any() for g in grads[:len(positions)]):
+            continue
+        listed = ", ".join([f"`{n}`" for n in through.names] +
+                           [f"`{n}`'s weights" for _, n in modules])
+        return [dataclasses.replace(case, label=f"{case.label}, run back: the gradients of "
+                                    f"{listed}", through=through)]
+    return []

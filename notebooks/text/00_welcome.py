@@ -102,7 +102,9 @@ viz.interact(plot_softmax, temperature=widgets.FloatLogSlider(value=1.0, base=10
 # Each exercise is a function you write in a cell tagged *exercise*. The cell starts as a stub
 # that raises `NotImplementedError`; replace the body with your code and run it. The cell after it
 # calls `check`, which runs your function on a handful of small fixed cases — vectors, matrices,
-# a batch, very large scores — and compares the results with the course's reference.
+# a batch, very large scores — and compares the results with the course's reference: their
+# values, shape and dtype, and — since the models you build later train through your functions —
+# the gradients that flow back through them.
 #
 # When something is off, `check` says which case failed, what it expected, what it got and, if it
 # recognises the slip, **which mistake you probably made**. It never throws a traceback at you.

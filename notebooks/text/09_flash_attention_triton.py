@@ -252,13 +252,13 @@ fig = viz.heatmap_row([scores, fl.softmax_rows(scores)], vmin=None, vmax=None, s
 # **Exercise `softmax_long_rows`.** This time the cell is almost blank: write the kernel, its
 # launcher and its grid. Start `out` as NaN, `torch.full_like(x, float("nan"))`: an entry that
 # no program writes then shows, instead of whatever the memory held. `check` runs rows of several
-# tiles with a partial last one, scores of ±1000, a slice of a wider tensor, and rows of scores
-# near −1000.
+# tiles with a partial last one, scores of ±1000, a slice of a wider tensor, rows of scores
+# near −1000, and float16 rows.
 
 # %% attncourse={"exercise": "softmax_long_rows"} tags=["exercise"]
 def softmax_long_rows(x, block=16):
-    """Softmax of each row of x (rows, cols), float, however long the rows: one Triton program
-    per row walks it in tiles of `block` lanes."""
+    """Softmax of each row of x (rows, cols), float, however long the rows, in x's dtype: one
+    Triton program per row walks it in tiles of `block` lanes."""
     # the kernel (@triton.jit): x_ptr, out_ptr, n_cols, both row strides, BLOCK: tl.constexpr;
     #   pass 1 over the row's tiles keeps the running max m and sum of exp(x - m),
     #   pass 2 over the same tiles stores exp(x - m) / sum
