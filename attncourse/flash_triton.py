@@ -618,7 +618,15 @@ class _FlashAttention(torch.autograd.Function):
     def backward(ctx, d_out, d_lse):
         q, k, v, out, lse = ctx.saved_tensors
         (d_out,) = _on_kernel_device(d_out)
-        grads = _flash_backward(q, k, v, out, lse, d_out, ctx.causal)
+        try:
+            grads = _flash_backward(q, k, v, out, lse, d_out, ctx.causal)
+        except Exception as error:  # an old interpreter's tl.dot: a sentence, not its trace
+            if INTERPRETING and "fp64" in str(error):
+                raise TritonUnavailable(
+                    f"float64 gradients cannot run in this Triton's interpreter (Triton "
+                    f"{triton.__version__}: its tl.dot has no float64). Use float32 on the "
+                    f"CPU, or a newer Triton (3.2 and later run it).") from None
+            raise
         return (*(g.to(ctx.device) for g in grads), None, None)
 
 
