@@ -20,10 +20,10 @@ from typing import Optional
 import torch
 
 from attncourse.exercises import diagnose, sentences
+from attncourse.exercises.gradients import ForwardAndBack
 from attncourse.exercises.model import Behaviour, Mistake
 from attncourse.exercises.modules import GRADIENT_OF, run_module, run_on_module
 from attncourse.exercises.sentences import CHANGED_INPUT, COMMON_MISTAKES, HOOK_LEFT
-from attncourse.exercises.variants import ForwardAndBack
 
 #: Set in graded kernels and in notebooks exported as assignments: ``solution`` shows nothing.
 ASSIGNMENT_MODE = "ATTNCOURSE_ASSIGNMENT"

@@ -13,37 +13,17 @@ import inspect
 
 import torch
 
+from attncourse.exercises.gradients import GRADIENT_OF, GradientCut, Named
 from attncourse.exercises.model import Case
 
 #: the gradient that flows back into the output: seeded, so every run sends the same one
 UPSTREAM_SEED = 1234
-#: how a gradient among the results is named in messages: "gradient of W_Q.weight"
-GRADIENT_OF = "gradient of "
-
-
-class Named(tuple):
-    """A module's results with their names — "output", "gradient of W_Q.weight", … — so that
-    a message names each item of a case, whatever the model's layout in that case."""
-
-    names: tuple = ()
-
-    @classmethod
-    def of(cls, values, names):
-        named = cls(values)
-        named.names = tuple(names)
-        return named
-
-
 class ParametersDoNotFit(ValueError):
     """The learner's module cannot take the reference's weights: names or shapes differ."""
 
 
 class NotDeterministic(ValueError):
     """The learner's module gives two answers to one input: randomness left on in training."""
-
-
-class GradientCut(ValueError):
-    """The result carries no gradient: the computation ran under no_grad, or was detached."""
 
 
 def _fit(module, state):

@@ -39,8 +39,8 @@ def softmax_rows(x):
 
 
 def softmax_long_rows(x, block=16):
-    """Softmax of each row of x (rows, cols), float, however long the rows: one Triton program
-    per row walks it in tiles of `block` lanes."""
+    """Softmax of each row of x (rows, cols), float, however long the rows, in x's dtype: one
+    Triton program per row walks it in tiles of `block` lanes."""
 
     @triton.jit
     def softmax_kernel(x_ptr, out_ptr, n_cols, x_row_stride, out_row_stride,
