@@ -32,6 +32,7 @@ The story, top to bottom (notebook 09):
    PyTorch's own FlashAttention kernel, on a CUDA GPU.
 """
 
+import contextlib
 import math
 import os
 import sys
@@ -600,6 +601,21 @@ def _flash_backward(q, k, v, out, lse, d_out, causal):
     return dq, dk, dv
 
 
+@contextlib.contextmanager
+def _float64_in_an_old_interpreter():
+    """An old interpreter's tl.dot has no float64 (Triton 3.1: "Unsupported dtype fp64"):
+    say so in a sentence, not in the interpreter's trace."""
+    try:
+        yield
+    except Exception as error:
+        if INTERPRETING and "fp64" in str(error):
+            raise TritonUnavailable(
+                f"float64 cannot run in this Triton's interpreter (Triton {triton.__version__}: "
+                f"its tl.dot has no float64). Use float32 on the CPU, or a newer Triton "
+                f"(3.8 runs it).") from None
+        raise
+
+
 class _FlashAttention(torch.autograd.Function):
     """The forward kernel, and the three backward kernels as its gradient: what autograd calls."""
 
@@ -608,7 +624,8 @@ class _FlashAttention(torch.autograd.Function):
         ctx.device, ctx.causal = q.device, causal
         q, k, v = (t if t.stride(-1) == 1 else t.contiguous()
                    for t in _on_kernel_device(q, k, v))
-        out, lse = _flash_forward(q, k, v, causal, return_lse or any(ctx.needs_input_grad))
+        with _float64_in_an_old_interpreter():
+            out, lse = _flash_forward(q, k, v, causal, return_lse or any(ctx.needs_input_grad))
         ctx.save_for_backward(q, k, v, out, lse)
         out, lse = out.to(ctx.device), lse.to(ctx.device)
         ctx.mark_non_differentiable(lse)
@@ -618,15 +635,8 @@ class _FlashAttention(torch.autograd.Function):
     def backward(ctx, d_out, d_lse):
         q, k, v, out, lse = ctx.saved_tensors
         (d_out,) = _on_kernel_device(d_out)
-        try:
+        with _float64_in_an_old_interpreter():
             grads = _flash_backward(q, k, v, out, lse, d_out, ctx.causal)
-        except Exception as error:  # an old interpreter's tl.dot: a sentence, not its trace
-            if INTERPRETING and "fp64" in str(error):
-                raise TritonUnavailable(
-                    f"float64 gradients cannot run in this Triton's interpreter (Triton "
-                    f"{triton.__version__}: its tl.dot has no float64). Use float32 on the "
-                    f"CPU, or a newer Triton (3.2 and later run it).") from None
-            raise
         return (*(g.to(ctx.device) for g in grads), None, None)
 
 
