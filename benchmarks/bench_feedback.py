@@ -203,7 +203,16 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "no_grad: no case compared a gradient), none rejected, 20 of 28 named (71%), "
                    "1 misnamed (an in-place transpose of the weights named as a 2-D-only "
                    "product), slowest check 1.29 s. Then mended: a case that runs the average "
-                   "and back (the values' gradient)"))
+                   "and back (the values' gradient)"),
+         ("set_o", "written blind on 2026-12-03 for all 43 exercises (350 wrong, 93 correct); "
+                   "first scored at 8074ddc: 12 accepted (4 gradients cut where none was "
+                   "compared, 3 labels the contract overrules, 5 slips no case separated), none "
+                   "rejected, 275 of 338 named (81%); a reader judged 169 of the verdicts: 5 "
+                   "misnamed. Then mended: the gradients of weighted_average's weights (less "
+                   "each row's mean), append_kv, ablated_attention and linear_attention_step "
+                   "run back; cases with int32 ids, temperature 8, block=32, scores in the "
+                   "thousands, features near 1e-3, masked keys before real ones; probes matched "
+                   "on the forward cases"))
 
 
 def main():

@@ -293,11 +293,16 @@ def recognise(exercise, cases, outcomes):
     """The known mistake that explains the learner's outcomes, or ``None``: the first of the
     exercise's whose outputs match the learner's on every case; else a change of the inputs
     in place; else the first, of the exercise's and then the common ones, whose ``raises``
-    pattern matches an error the learner's code raised."""
+    pattern matches an error the learner's code raised. A probe is a forward slip: it is
+    matched on the forward cases, not on the first case run back (whose gradients a slip
+    that also cuts or edits weights changes: the findings of :mod:`.diagnose` say that)."""
     errors = [o.error for o in outcomes if o.error and not o.not_implemented]
+    forward = [(case, outcome) for case, outcome in zip(cases, outcomes)
+               if not isinstance(case.through, ForwardAndBack)]
     for mistake in exercise.mistakes:
         if (mistake.impl and (not mistake.raises or _raised(mistake, errors)) and
-                _agrees((_call(mistake.impl, case) for case in cases), outcomes, exercise)):
+                _agrees((_call(mistake.impl, case) for case, _ in forward),
+                        [outcome for _, outcome in forward], exercise)):
             return mistake
     if any(o.changed for o in outcomes):
         return _in_place(outcomes)

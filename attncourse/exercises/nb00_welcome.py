@@ -6,6 +6,7 @@ import torch
 from attncourse.attention import softmax
 from attncourse.course import find
 from attncourse.exercises import solutions
+from attncourse.exercises.gradients import GRADIENT_OF, Named
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
 from attncourse.exercises.modules import forward_and_back
 from attncourse.pooling import weighted_average
@@ -137,11 +138,20 @@ def _weights(*shape, seed, spread=2.0):
 
 
 def _and_back(fn, weights, values):
-    """``fn``'s average, then the gradient of the values from a seeded upstream gradient: an
-    average computed outside the graph (under no_grad, from .data) trains nothing. (Not the
-    weights': dividing by their sum, which is one, is right too, and changes their gradient.)"""
-    inputs = [("weights", weights), ("values", values.detach().requires_grad_())]
-    return forward_and_back(lambda: fn(*(x for _, x in inputs)), torch.nn.Identity(), [], inputs)
+    """``fn``'s average, then the gradients of the values and of the weights from a seeded
+    upstream gradient: an average computed outside the graph (under no_grad, from .data or
+    .detach()) trains nothing. The weights' gradient is compared less each row's mean:
+    dividing them by their sum, which is one, is right too, and adds just that constant."""
+    inputs = [("weights", weights.detach().requires_grad_()),
+              ("values", values.detach().requires_grad_())]
+    result = forward_and_back(lambda: fn(*(x for _, x in inputs)), torch.nn.Identity(), [], inputs)
+    if not isinstance(result, Named):
+        return result
+    along_rows = GRADIENT_OF + "weights"
+    return Named.of([g - g.mean(-1, keepdim=True) if name == along_rows else g
+                     for name, g in zip(result.names, result)],
+                    [f"{name} (less each row's mean)" if name == along_rows else name
+                     for name in result.names])
 
 
 def _average_cases():
@@ -162,8 +172,8 @@ def _average_cases():
               torch.tensor([[1e6, -1e6], [1e-6, 2.0], [3.0, -1e-6]], dtype=torch.float64))),
         Case("values shared by a batch of weights: weights (2, 2, 4), values (4, 3)",
              (_weights(2, 2, 4, seed=10), seeded_randn(4, 3, seed=11))),
-        Case("2 queries × 3 keys, with the gradient of the values (training flows back "
-             "through the average)", (_weights(2, 3, seed=12), seeded_randn(3, 2, seed=13)),
+        Case("2 queries × 3 keys, with the gradients of the weights and values (training "
+             "flows back through the average)", (_weights(2, 3, seed=12), seeded_randn(3, 2, seed=13)),
              through=_and_back),
     ]
 

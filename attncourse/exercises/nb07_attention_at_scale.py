@@ -8,6 +8,7 @@ from attncourse.course import find
 from attncourse.efficient import append_kv, online_softmax_update
 from attncourse.exercises import solutions
 from attncourse.exercises.model import Case, Exercise, Mistake, seeded_randn
+from attncourse.masks import masked_score
 
 NOTEBOOK = find("07")
 
@@ -40,7 +41,15 @@ def _online_cases():
              (*_after_first_block(b1, w1), b2, w2)),
         Case("scores near 100 in both blocks: exp of a score alone overflows float32",
              (*_after_first_block(s1 + 100.0, v1), s2 + 101.0, v2)),
+        Case("first block, its first keys masked as the course masks (the most negative "
+             "float32: padding before real tokens)",
+             (*_empty_state(q_len=3, d_v=2), masked_score(s1, ~_PADDED_START), v1)),
     ]
+
+
+#: the first key of every row, and the second of the last row, hidden from the first block
+_PADDED_START = torch.tensor([[True, False, False, False], [True, False, False, False],
+                              [True, True, False, False]])
 
 
 def _max_without_keepdim(m, ell, out, s, v):
@@ -248,7 +257,6 @@ def _values_not_appended(past_key, past_value, key, value):
 
 APPEND_KV = Exercise(
     id="append_kv",
-    backward=False,
     title="Append one step to a KV cache",
     notebook=NOTEBOOK,
     signature="append_kv(past_key, past_value, key, value) -> (key, value), "

@@ -640,7 +640,9 @@ def _batch_cases():
             Case("7 ids, context 6, batch 5: one window fits, with the token after it",
                  (_ids(7, 30, 304), 6, 5, 308), through=_drawn),
             Case("batch 1, context 1: one token and the next",
-                 (_ids(12, 50, 306), 1, 1, 307), through=_drawn)]
+                 (_ids(12, 50, 306), 1, 1, 307), through=_drawn),
+            Case("30 ids in int32, context 4, batch 2: the windows keep the ids' dtype",
+                 (_ids(30, 40, 309).int(), 4, 2, 310), through=_drawn)]
 
 
 def _batch_with(high=lambda n, context: n - context, length=0, target=lambda ids, index: ids[
@@ -890,7 +892,9 @@ def _write_cases():
             Case("batch 3, a prompt of 2, 6 new tokens, temperature 1.5, top-1",
                  (config, state, prompt(3, 2, 325), 6, 1.5, 1, 326), through=_written),
             Case("batch 2, a prompt of 8, longer than the context of 6; 3 new tokens, top-4",
-                 (config, state, prompt(2, 8, 327), 3, 1.0, 4, 328), through=_written)]
+                 (config, state, prompt(2, 8, 327), 3, 1.0, 4, 328), through=_written),
+            Case("batch 2, a prompt of 3, 8 new tokens, temperature 8: the draws spread out",
+                 (config, state, prompt(2, 3, 329), 8, 8.0, None, 330), through=_written)]
 
 
 def _write_with(window=lambda ids, context: ids[:, -context:], position=-1, knobs=True,

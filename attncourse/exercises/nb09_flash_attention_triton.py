@@ -173,8 +173,8 @@ SOFTMAX_ROWS = Exercise(
 LONG_BLOCK = 16  # the tile the learner's launcher uses by default: rows are several tiles long
 
 
-def _softmax(x):
-    """The reference: a row softmax, whatever the row's length."""
+def _softmax(x, block=LONG_BLOCK):
+    """The reference: a row softmax, whatever the row's length (and the tile's, ``block``)."""
     return x.softmax(-1)
 
 
@@ -200,21 +200,23 @@ def _long_rows_cases():
              _on_device(seeded_randn(4, 20, seed=155) - 1000.0)),
         Case("2 rows of 40 in float16: the result keeps x's dtype",
              _on_device(seeded_randn(2, 40, seed=157).half())),
+        Case("3 rows of 40 with block=32: two tiles, the last with 24 lanes masked",
+             (*_on_device(seeded_randn(3, 40, seed=158)), 32)),
     ]
 
 
-def _tiles(x):
-    """x's rows padded with −inf to whole tiles, as tiles: (rows, tiles, LONG_BLOCK)."""
-    pad = -x.size(1) % LONG_BLOCK
-    return torch.cat([x, x.new_full((x.size(0), pad), -math.inf)], 1).unflatten(1, (-1, LONG_BLOCK))
+def _tiles(x, block):
+    """x's rows padded with −inf to whole tiles, as tiles: (rows, tiles, block)."""
+    pad = -x.size(1) % block
+    return torch.cat([x, x.new_full((x.size(0), pad), -math.inf)], 1).unflatten(1, (-1, block))
 
 
-def _running_max_and_sum(x, rescale=True, running=True, start=-math.inf):
+def _running_max_and_sum(x, block, rescale=True, running=True, start=-math.inf):
     """Pass 1 in PyTorch, tile by tile: the row's running max and sum of exp(x − max)
     (``running=False``: the max reset to each tile's own; ``start``: the max before any)."""
     m = x.new_full((x.size(0), 1), start)
     total = x.new_zeros(x.size(0), 1)
-    for tile in _tiles(x).unbind(1):
+    for tile in _tiles(x, block).unbind(1):
         m_new = tile.amax(-1, keepdim=True)  # (rows, 1)
         m_new = torch.maximum(m, m_new) if running else m_new
         total = (total * torch.exp(m - m_new) if rescale else total) \
@@ -223,44 +225,44 @@ def _running_max_and_sum(x, rescale=True, running=True, start=-math.inf):
     return m, total
 
 
-def _sum_not_rescaled(x):
-    m, total = _running_max_and_sum(x, rescale=False)
+def _sum_not_rescaled(x, block=LONG_BLOCK):
+    m, total = _running_max_and_sum(x, block, rescale=False)
     return torch.exp(x - m) / total
 
 
-def _max_reset_per_tile(x):
-    m, total = _running_max_and_sum(x, running=False)
+def _max_reset_per_tile(x, block=LONG_BLOCK):
+    m, total = _running_max_and_sum(x, block, running=False)
     return torch.exp(x - m) / total
 
 
-def _max_starts_at_zero(x):
-    m, total = _running_max_and_sum(x, start=0.0)
+def _max_starts_at_zero(x, block=LONG_BLOCK):
+    m, total = _running_max_and_sum(x, block, start=0.0)
     return torch.exp(x - m) / total
 
 
-def _long_masked_lanes_zero(x):
-    padded = torch.cat([x, x.new_zeros(x.size(0), -x.size(1) % LONG_BLOCK)], dim=1)
+def _long_masked_lanes_zero(x, block=LONG_BLOCK):
+    padded = torch.cat([x, x.new_zeros(x.size(0), -x.size(1) % block)], dim=1)
     return padded.softmax(-1)[:, :x.size(1)]
 
 
-def _first_tile_only(x):
+def _first_tile_only(x, block=LONG_BLOCK):
     out = torch.full_like(x, math.nan)
-    out[:, :LONG_BLOCK] = x[:, :LONG_BLOCK].softmax(-1)
+    out[:, :block] = x[:, :block].softmax(-1)
     return out
 
 
-def _one_program(x):
+def _one_program(x, block=LONG_BLOCK):
     out = torch.full_like(x, math.nan)
     out[0] = x[0].softmax(-1)
     return out
 
 
-def _long_read_with_n_cols(x):
+def _long_read_with_n_cols(x, block=LONG_BLOCK):
     return x.as_strided(x.shape, (x.size(1), 1)).softmax(-1)
 
 
-def _long_not_divided(x):
-    m, _ = _running_max_and_sum(x)
+def _long_not_divided(x, block=LONG_BLOCK):
+    m, _ = _running_max_and_sum(x, block)
     return torch.exp(x - m)
 
 
@@ -545,6 +547,9 @@ def _causal_cases():
              qkv(1, 1, 33, 16, seed=330, scale=3.0)),
         Case("scores near −400, 24 tokens: the running max must be in the weights' units",
              _on_device(q_low, k_low, seeded_randn(1, 1, 24, 16, seed=343))),
+        Case("scores in the thousands (q and k × 40), 20 tokens: 2^(score − max) stays at "
+             "most 1 only with the max in the weights' units",
+             qkv(1, 1, 20, 16, seed=350, scale=40.0)),
     ]
 
 

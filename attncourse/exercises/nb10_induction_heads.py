@@ -324,7 +324,6 @@ def _rows_zeroed(part, bias=True):
 
 ABLATED_ATTENTION = Exercise(
     id="ablated_attention",
-    backward=False,
     title="Ablate a head through a forward hook",
     notebook=NOTEBOOK,
     signature="ablated_attention(attn, x (batch, seq, d_model), head) -> attn(x, "

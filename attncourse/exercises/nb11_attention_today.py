@@ -217,6 +217,11 @@ def _step_cases():
         _step_case("one head, d_k = d_v = 4, after 3 positions", 1, 1, 4, 4, 3, 20),
         _step_case("the first position: S and z empty (zeros)", 1, 2, 3, 2, 0, 30),
         _step_case("batch 3, 4 heads, d_k 2, d_v 5, after 9 positions", 3, 4, 2, 5, 9, 40),
+        Case("the first position, features near 1e-3 (a normaliser near 1e-5): the formula "
+             "as it stands, nothing added to the normaliser",
+             (torch.zeros(2, 1, 3, 4), torch.zeros(2, 1, 3),
+              *(1e-3 * (0.1 + seeded_randn(2, 1, 3, seed=seed).abs()) for seed in (50, 51)),
+              seeded_randn(2, 1, 4, seed=52))),
     ]
 
 
@@ -231,7 +236,6 @@ def _outer(phi_k, v):
 
 LINEAR_ATTENTION_STEP = Exercise(
     id="linear_attention_step",
-    backward=False,
     title="Linear attention, one step of the recurrence",
     notebook=NOTEBOOK,
     signature="linear_attention_step(S, z, phi_q, phi_k, v) -> (output (batch, heads, d_v), "

@@ -19,4 +19,11 @@ CONTRACT = {
     "g_MHA_sdpa_float_mask": "the module's mask is bool, True = may attend (the stub)",
     "i_softmax_pairwise_differences": "labelled correct; gives NaN for a score of -inf, "
                                       "which gets weight 0 (the stub, since set I)",
+    "oa_sm_logsumexp": "exp(x − logsumexp(x)) in float16 is off by at most 6e-3, within "
+                       "float16's tolerance (1e-2) for every softmax of the course",
+    "oa_wa_renormalised": "the weights sum to one (the stub): dividing by their sum again "
+                          "changes nothing, and their gradient only by a constant per row, "
+                          "which the softmax before them cancels",
+    "oc_os_key_by_key": "NaN only for a score of -inf; the course masks with the most "
+                        "negative finite value (masks.masked_score), never -inf",
 }
