@@ -384,11 +384,44 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     shared = _shared_results(expected[index], outcome.value, exercise)
     if shared:
         return shared
-    return (diagnose.finding(expected[index], outcome.value, sizes, exercise.atol) or
+    found = diagnose.finding(expected[index], outcome.value, sizes, exercise.atol)
+    if found is not None and found.name == "size_of_another_axis":
+        found = _size_in_every_case(exercise, cases, outcomes, expected, index, found)
+    return (found or
             _unused_argument(exercise, cases, outcomes) or
             (None if case.through else  # a module's arguments are not the reference's to swap
              diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
                                           exercise.atol)))
+
+
+def _size_in_every_case(exercise, cases, outcomes, expected, index, found):
+    """A wrong size that equals an input's in one case may be a coincidence (a notebook's
+    ``num_heads = 8`` beside an ``x`` of 8 features): keep ``found`` only where another case,
+    with that input's size another, says the same and no case whose shape is wrong says
+    otherwise; where one finds a size no input has, say that, on that case; else nothing
+    (the message still says which shape came back)."""
+    confirmed = False
+    for j, (case, outcome) in enumerate(zip(cases, outcomes)):
+        if j == index or outcome.error or case.through is not None:
+            continue
+        want, got = diagnose.first_tensor_pair(expected[j], outcome.value)
+        if want is None or not torch.is_tensor(got) or want.shape == got.shape:
+            continue
+        names, values = _named_arguments(exercise, case)
+        other = diagnose.shape_finding(want, got, diagnose.named_sizes(names, values))
+        if other is not None and other.name == "size_from_outside":
+            return Mistake(other.name, f"on the case “{case.label}”, {other.message}")
+        if other is None or other.name != found.name or _whose(other)[1] != _whose(found)[1]:
+            return None
+        confirmed = confirmed or _whose(other)[0] != _whose(found)[0]
+    return found if confirmed else None
+
+
+def _whose(size_finding):
+    """The size a ``size_of_another_axis`` finding names, and whose it is ("the last size of
+    `x`")."""
+    size, where = re.search(r"(\d+) is (.+?): was", size_finding.message).groups()
+    return int(size), where
 
 
 def _shared_results(expected, got, exercise):
