@@ -221,7 +221,7 @@ SDP_WRONG = {
     sdp_mask_after: "mask_after_softmax",
     sdp_mask_polarity: "mask_inverted",
     sdp_dot_T: "transpose_2d_only",
-    sdp_dot_t: "transpose_2d_only",
+    sdp_dot_t: "axes_in_front_unhandled",
     sdp_wrong_order: "outputs_swapped",
 }
 

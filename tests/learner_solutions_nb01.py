@@ -60,5 +60,5 @@ WRONG = {
     "qkv_projections": {qkv_linear: "linear_convention", qkv_mixed_up: "swapped_q_k",
                         qkv_copy_paste: "one_matrix"},
     "dot_scores": {scores_k_q: "keys_as_rows", scores_dot_T: "transpose_2d_only",
-                   scores_mm: "transpose_2d_only", scores_pairwise: "elementwise"},
+                   scores_mm: "axes_in_front_unhandled", scores_pairwise: "elementwise"},
 }

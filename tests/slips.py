@@ -882,7 +882,7 @@ SLIPS = {
         scaled_torch_sqrt: "number_not_tensor",
         scaled_precedence: "power_precedence",
         scaled_then_softmax: "softmax_too_early",
-        scaled_dot_T: "transpose_2d_only",
+        scaled_dot_T: "axes_in_front_unhandled",
         scaled_by_sqrt_of_seq_squared: None,
     },
     "scaled_dot_product": {

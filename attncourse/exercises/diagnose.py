@@ -26,7 +26,7 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
             "gradient_never_reaches", "only_the_gradient_differs", "only_with_argument",
-            "result_returned_twice")
+            "result_returned_twice", "axes_in_front_unhandled")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -86,6 +86,49 @@ def _from_outside(sizes_seen, sizes):
     return [s for s in sizes_seen if s > 1 and s not in made]
 
 
+def sizes_of_other_axes(want, have, sizes):
+    """The wrong sizes of shape ``have`` that are another input's size, as ``(size, whose)``
+    pairs ("the last size of `x`"): a reduction or a view over the wrong axes — or a
+    coincidence, which another case tells apart."""
+    if len(want) != len(have):
+        return []
+    return [(h, where) for h, w in zip(have, want) if h != w
+            for v, where in sizes if v == h and v not in want]
+
+
+def _ones_aside(shape):
+    return [n for n in shape if n != 1]
+
+
+#: what each finding of :func:`shape_finding` says of a wrong shape ``have`` against ``want``,
+#: as a test another case's shapes can be put to (a finding is kept only where it holds of
+#: every case whose shape is wrong)
+SHAPE_FINDING_HOLDS = {
+    "axes_in_another_order": lambda want, have: sorted(want) == sorted(have) and len(want) > 1,
+    "sizes_off_by_one": lambda want, have: len(want) == len(have) and all(
+        abs(a - b) == 1 for a, b in zip(want, have) if a != b),
+    "extra_axis": lambda want, have: len(have) > len(want) and
+    _ones_aside(have) == _ones_aside(want),
+    "missing_axis": lambda want, have: len(want) > len(have) and
+    _ones_aside(have) == _ones_aside(want),
+    "values_regrouped": lambda want, have: math.prod(want) == math.prod(have),
+}
+
+
+def shape_finding_holds(name, want, have):
+    """Whether the shape finding ``name`` holds of shape ``have`` where ``want`` is wanted."""
+    holds = SHAPE_FINDING_HOLDS.get(name)
+    return holds is not None and holds(want, have)
+
+
+def size_of_another_axis(want, have, size):
+    """Shape ``have``, where ``want`` is wanted, holds ``size`` — ``(size, whose)`` — an
+    input's size on another axis."""
+    return Mistake("size_of_another_axis", f"your result has shape {_shape(have)} where "
+                   f"{_shape(want)} is wanted, and {size[0]} is {size[1]}: was a mean, sum or "
+                   f"view taken over the wrong axes, or an axis kept that should go?")
+
+
 def shape_finding(expected, got, sizes=()):
     """Why ``got``'s shape is not ``expected``'s, when the two shapes alone tell."""
     want, have = tuple(expected.shape), tuple(got.shape)
@@ -102,9 +145,7 @@ def shape_finding(expected, got, sizes=()):
                        f"inputs: is it a number written into the function, a variable of the "
                        f"notebook, or a size read from the wrong axis?")
     if len(want) == len(have) and want != have:
-        # a size that is another axis's: a reduction or a view over the wrong axes
-        other = [(h, where) for h, w in zip(have, want) if h != w
-                 for v, where in sizes if v == h and v not in want]
+        other = sizes_of_other_axes(want, have, sizes)
         also = (f"{other[0][0]} is {other[0][1]}: was a mean, sum or view taken over the "
                 f"wrong axes, or an axis kept that should go?") if other else ""
         if all(abs(a - b) == 1 for a, b in zip(want, have) if a != b):
@@ -112,8 +153,7 @@ def shape_finding(expected, got, sizes=()):
                            f"{_shape(want)} is wanted: a size is one too many or one too few" +
                            (f" — or {also}" if also else "."))
         if other:
-            return Mistake("size_of_another_axis", f"your result has shape {_shape(have)} where "
-                           f"{_shape(want)} is wanted, and {also}")
+            return size_of_another_axis(want, have, other[0])
     for axis in range(len(have)):
         if have[axis] == 1 and have[:axis] + have[axis + 1:] == want:
             return Mistake("extra_axis", f"your result has an extra axis of length 1 at "

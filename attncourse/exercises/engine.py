@@ -9,6 +9,7 @@ mistake it found — and its words come from :mod:`.sentences`. The engine shows
 records nothing: that is :mod:`.learner`'s job.
 """
 
+import contextlib
 import dataclasses
 import inspect
 import re
@@ -127,6 +128,19 @@ def _hook_left(before, after):
             _hooks(after) > _hooks(before) and _same_weights(before, after))
 
 
+@contextlib.contextmanager
+def on_one_thread():
+    """A check's tensors are small: on one thread it runs several times faster than on two or
+    more, whose start-up costs more than the work. The learner's setting comes back after."""
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(threads)
+
+
+@on_one_thread()
 def run_cases(fn, cases):
     """Call ``fn`` on every case; never raises."""
     return [_call(fn, case) for case in cases]
@@ -259,22 +273,24 @@ def _in_dtypes_of(model, outcome):
                        changed=outcome.changed, hooks_left=outcome.hooks_left)
 
 
-def _agrees(outcomes_a, outcomes_b, exercise):
-    """True when two implementations behave alike on every case: the same values, or the
-    same kind of exception — and they agree on the value of at least one case, or else raised
-    the very same error, sizes and all, on every case. Stops at the first difference, so
+def _agrees(outcomes_a, outcomes_b, exercise, failing):
+    """True when two implementations behave alike on every case — the same values, or the
+    same kind of exception — and share some evidence of the slip: the value of a case of
+    ``failing`` (where the learner's result is wrong: agreeing with the reference says
+    nothing), or the very same error, sizes and all (the same failing step: two crashes of
+    one type, or of one template at other sizes, may be two slips). Stops at the first difference, so
     ``outcomes_a`` may be a generator that calls a probe lazily."""
-    shared_value, same_errors = False, True
-    for a, b in zip(outcomes_a, outcomes_b):
+    shared = False
+    for i, (a, b) in enumerate(zip(outcomes_a, outcomes_b)):
         if a.error or b.error:
             if a.error_type != b.error_type:
                 return False
-            same_errors = same_errors and a.error == b.error
+            shared = shared or a.error == b.error
         elif outcome_difference(a.value, _in_dtypes_of(a.value, b), exercise) is not None:
             return False
         else:
-            shared_value = True
-    return shared_value or same_errors
+            shared = shared or i in failing
+    return shared
 
 
 def _raised(mistake, errors):
@@ -289,20 +305,24 @@ def _in_place(outcomes):
     return CHANGED_INPUT
 
 
-def recognise(exercise, cases, outcomes):
+def recognise(exercise, cases, outcomes, failing):
     """The known mistake that explains the learner's outcomes, or ``None``: the first of the
     exercise's whose outputs match the learner's on every case; else a change of the inputs
     in place; else the first, of the exercise's and then the common ones, whose ``raises``
     pattern matches an error the learner's code raised. A probe is a forward slip: it is
     matched on the forward cases, not on the first case run back (whose gradients a slip
-    that also cuts or edits weights changes: the findings of :mod:`.diagnose` say that)."""
+    that also cuts or edits weights changes: the findings of :mod:`.diagnose` say that).
+    ``failing``: the indices of the cases whose result is wrong."""
     errors = [o.error for o in outcomes if o.error and not o.not_implemented]
-    forward = [(case, outcome) for case, outcome in zip(cases, outcomes)
+    forward = [(i, case, outcome) for i, (case, outcome) in enumerate(zip(cases, outcomes))
                if not isinstance(case.through, ForwardAndBack)]
+    failing = {k for k, (i, _, _) in enumerate(forward) if i in failing}
     for mistake in exercise.mistakes:
         if (mistake.impl and (not mistake.raises or _raised(mistake, errors)) and
-                _agrees((_call(mistake.impl, case) for case, _ in forward),
-                        [outcome for _, outcome in forward], exercise)):
+                _agrees((_call(mistake.impl, case) for _, case, _ in forward),
+                        [outcome for _, _, outcome in forward], exercise,
+                        # an error that fits the probe's own pattern is evidence already
+                        range(len(forward)) if mistake.raises else failing)):
             return mistake
     if any(o.changed for o in outcomes):
         return _in_place(outcomes)
@@ -385,8 +405,10 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     if shared:
         return shared
     found = diagnose.finding(expected[index], outcome.value, sizes, exercise.atol)
-    if found is not None and found.name == "size_of_another_axis":
-        found = _size_in_every_case(exercise, cases, outcomes, expected, index, found)
+    if found is not None and found.name == _shape_finding_name(expected[index], outcome.value,
+                                                               sizes):
+        found = _shape_in_every_case(exercise, cases, outcomes, expected, index, found,
+                                     _other_axis_size(expected[index], outcome.value, sizes))
     return (found or
             _unused_argument(exercise, cases, outcomes) or
             (None if case.through else  # a module's arguments are not the reference's to swap
@@ -394,13 +416,35 @@ def diagnosis(exercise, cases, outcomes, expected, index):
                                           exercise.atol)))
 
 
-def _size_in_every_case(exercise, cases, outcomes, expected, index, found):
-    """A wrong size that equals an input's in one case may be a coincidence (a notebook's
-    ``num_heads = 8`` beside an ``x`` of 8 features): keep ``found`` only where another case,
-    with that input's size another, says the same and no case whose shape is wrong says
-    otherwise; where one finds a size no input has, say that, on that case; else nothing
-    (the message still says which shape came back)."""
-    confirmed = False
+def _shape_finding_name(expected, got, sizes):
+    """The name of what the first result's shape says, or None (its shape right)."""
+    want, got = diagnose.first_tensor_pair(expected, got)
+    if want is None or not torch.is_tensor(got) or want.shape == got.shape:
+        return None
+    found = diagnose.shape_finding(want, got, sizes)
+    return found and found.name
+
+
+def _other_axis_size(expected, got, sizes):
+    """The first wrong size of ``got`` that is an input's size: ``(size, whose)``, or None."""
+    want, got = diagnose.first_tensor_pair(expected, got)
+    if want is None or not torch.is_tensor(got):
+        return None
+    found = diagnose.sizes_of_other_axes(tuple(want.shape), tuple(got.shape), sizes)
+    return found[0] if found else None
+
+
+def _shape_in_every_case(exercise, cases, outcomes, expected, index, found, first):
+    """A finding about one case's shape holds only if it holds of every case whose shape is
+    wrong (a (1,) result for a (1, 1) mask is not a `keepdim` forgotten when a (5,) one for
+    (5, 5) is not). A wrong size equal to an input's may be a coincidence (a notebook's
+    ``num_heads = 8`` beside an ``x`` of 8 features): that finding (its size ``first``,
+    ``(size, whose)``) needs another case, with that input's size another, to say the same.
+    A size no input has is evidence enough, on one case; where another case shows one, say
+    that, on that case; else nothing (the message still gives the shapes)."""
+    if found.name == "size_from_outside":
+        return found
+    confirmed = found.name != "size_of_another_axis"
     for j, (case, outcome) in enumerate(zip(cases, outcomes)):
         if j == index or outcome.error or case.through is not None:
             continue
@@ -408,20 +452,18 @@ def _size_in_every_case(exercise, cases, outcomes, expected, index, found):
         if want is None or not torch.is_tensor(got) or want.shape == got.shape:
             continue
         names, values = _named_arguments(exercise, case)
-        other = diagnose.shape_finding(want, got, diagnose.named_sizes(names, values))
+        sizes = diagnose.named_sizes(names, values)
+        other = diagnose.shape_finding(want, got, sizes)
         if other is not None and other.name == "size_from_outside":
             return Mistake(other.name, f"on the case “{case.label}”, {other.message}")
-        if other is None or other.name != found.name or _whose(other)[1] != _whose(found)[1]:
+        if found.name == "size_of_another_axis":
+            size = _other_axis_size(want, got, sizes)
+            if size is None or first is None or size[1] != first[1]:
+                return None
+            confirmed = confirmed or size[0] != first[0]
+        elif not diagnose.shape_finding_holds(found.name, tuple(want.shape), tuple(got.shape)):
             return None
-        confirmed = confirmed or _whose(other)[0] != _whose(found)[0]
     return found if confirmed else None
-
-
-def _whose(size_finding):
-    """The size a ``size_of_another_axis`` finding names, and whose it is ("the last size of
-    `x`")."""
-    size, where = re.search(r"(\d+) is (.+?): was", size_finding.message).groups()
-    return int(size), where
 
 
 def _shared_results(expected, got, exercise):
@@ -474,6 +516,27 @@ def _only_with_argument(exercise, cases, failing):
         if passing and all(_given(cases[i], position, parameter.name) for i in failing) and \
                 not any(_given(case, position, parameter.name) for case in passing):
             return sentences.only_with_argument(parameter.name)
+    return None
+
+
+def _only_with_more_axes(exercise, cases, failing):
+    """A tensor argument with fewer axes in every passing case than in any failing one: code
+    written for the smaller case (a matrix, not a batch of them). Cases run through a
+    harness of the exercise's own are left out: their arguments are the harness's."""
+    plain = [i for i, case in enumerate(cases) if case.through is None]
+    passing = [i for i in plain if i not in failing]
+    failing = [i for i in plain if i in failing]
+    if not passing or not failing:
+        return None
+    names = _parameter_names(exercise.solution or exercise.reference, len(cases[plain[0]].args))
+    for position, name in enumerate(names):
+        dims = {i: cases[i].args[position].dim() for i in plain
+                if position < len(cases[i].args) and torch.is_tensor(cases[i].args[position])}
+        if len(dims) < len(plain):
+            continue
+        fewer, more = max(dims[i] for i in passing), min(dims[i] for i in failing)
+        if fewer < more:
+            return sentences.only_with_fewer_axes(name, fewer, more)
     return None
 
 
@@ -537,6 +600,7 @@ def _raised_sentence(exercise, case, outcome):
 _THE_HARNESS_FOUND = ("GradientCut", "NotDeterministic", "ParametersDoNotFit")
 
 
+@on_one_thread()
 def judge(exercise, cases, outcomes):
     """Turn recorded outcomes into a :class:`CheckResult` with a message for the learner."""
     if outcomes and all(o.not_implemented for o in outcomes):
@@ -558,15 +622,17 @@ def judge(exercise, cases, outcomes):
     if len(failing) < len(cases):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
-    mistake = recognise(exercise, cases, outcomes) if any(differences) else _in_place(outcomes)
+    mistake = recognise(exercise, cases, outcomes, failing) if any(differences) else _in_place(outcomes)
     if mistake is not None and mistake.impl is None and error and gaps[first]:
         # an error's words alone are weak evidence: a size no input has says more, and so do
         # the cases that fail
         mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
-                   _only_with_argument(exercise, cases, failing) or mistake)
+                   _only_with_argument(exercise, cases, failing) or
+                   _only_with_more_axes(exercise, cases, failing) or mistake)
     if mistake is None and gaps[first]:
         mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
-                   _only_with_argument(exercise, cases, failing))
+                   _only_with_argument(exercise, cases, failing) or
+                   _only_with_more_axes(exercise, cases, failing))
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
                            message + sentences.likely_mistake(mistake) + own_words,
@@ -616,6 +682,7 @@ class _Compared:
     atol: float = 1e-5
 
 
+@on_one_thread()
 def judge_behaviour(exercise, outcomes):
     """The :class:`CheckResult` of an exercise's behaviour test on its recorded outcomes, or
     ``None`` when the behaviour holds (or the exercise has none)."""

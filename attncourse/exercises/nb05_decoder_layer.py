@@ -658,13 +658,21 @@ def _translator_cases():
     src = torch.tensor([[3, 4, 5, 6, 0], [3, 7, 8, 0, 0]])  # padded sources
     tgt = torch.tensor([[1, 4, 5, 6], [1, 3, 2, 0]])  # <bos> first, the second padded
     one_src, one_tgt = torch.tensor([[5, 3, 8, 2, 4, 6]]), torch.tensor([[1, 6, 2]])
+    # as long as each other: a source-sized thing where a target-sized one belongs (a mask,
+    # the memory) runs, and shows in the values, not as an error that many slips share
+    even_src, even_tgt = torch.tensor([[2, 6, 4, 0], [8, 5, 3, 7]]), torch.tensor([[1, 5, 3, 6],
+                                                                                   [1, 2, 0, 0]])
     return [module_function_case("batch 2, sources of 5 and targets of 4, both padded",
                                  small_translator(40), (src, tgt, padding_mask(src, 0),
                                                         target_mask(tgt, 0))),
             module_function_case("one pair: a source of 6, a target of 3",
                                  small_translator(41), (one_src, one_tgt,
                                                         padding_mask(one_src, 0),
-                                                        target_mask(one_tgt, 0)))]
+                                                        target_mask(one_tgt, 0))),
+            module_function_case("sources and targets of 4, padded (the first source, the "
+                                 "second target)", small_translator(42),
+                                 (even_src, even_tgt, padding_mask(even_src, 0),
+                                  target_mask(even_tgt, 0)))]
 
 
 def _memory(model, src, src_mask):

@@ -257,6 +257,17 @@ def results_share_memory(first, second, same_shape=True):
                    f"into one changed the other. Make the second a copy: `a.clone()`.")
 
 
+def only_with_fewer_axes(name, fewer, more):
+    """Every passing case gives ``name`` ``fewer`` axes; every failing one gives it ``more``."""
+    return Mistake("axes_in_front_unhandled", f"every case where `{name}` has {fewer} "
+                   f"ax{'is' if fewer == 1 else 'es'} passes and every one where it has {more} "
+                   f"or more fails: your code handles {fewer}-D inputs only. An axis counted from the "
+                   f"front (`dim=0`, `.T`, `transpose(0, 1)`), `torch.mm`, `einsum` subscripts, "
+                   f"a view or a loop written for {fewer}-D inputs break once axes come in front "
+                   f"(a batch, heads): count axes from the end (`dim=-1`, `transpose(-2, -1)`) "
+                   f"and multiply with `@`.")
+
+
 def only_with_argument(name):
     """Every failing case gives the optional argument ``name``; every case without it passes."""
     said = (f"every case that fails gives `{name}`, and every case without it passes: the bug "
