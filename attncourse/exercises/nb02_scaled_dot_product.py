@@ -408,6 +408,9 @@ def _dropout_cases():
         Case("mask and dropout by position (4th and 5th arguments)",
              (*_qkv((), 5, 5, 4, 4, 250), causal_mask(5), FixedDropout(0.1, seed=4)),
              through=_seeded),
+        Case("nn.Dropout(0.3) in training mode: real dropout, its random numbers seeded alike "
+             "for your call and the reference's (one draw, on the weights)",
+             _qkv((2,), 3, 5, 4, 6, 225), {"dropout": nn.Dropout(0.3).train()}, through=_seeded),
         Case("a 0/1 mask, dropout=None", _qkv((2,), 3, 4, 4, 4, 260),
              {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 0, 1]]),
               "dropout": None}, through=_seeded),
