@@ -1,6 +1,5 @@
 """Blind set Q, notebook 00: softmax and weighted_average (writer qa_)."""
 
-import math
 
 import torch
 
