@@ -26,7 +26,8 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "axes_swapped", "off_by_one", "wrong_in_places", "argument_unused",
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
             "gradient_never_reaches", "only_the_gradient_differs", "only_with_argument",
-            "result_returned_twice", "axes_in_front_unhandled")
+            "result_returned_twice", "axes_in_front_unhandled", "reads_from_outside",
+            "sign_flipped", "never_written", "only_with_dtype")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -169,6 +170,11 @@ def shape_finding(expected, got, sizes=()):
             return Mistake("missing_axis", f"your result lacks the axis of length 1 at position "
                            f"{axis}: {_shape(have)} where {_shape(want)} is wanted (keep it "
                            f"with `keepdim=True`, or add it with `unsqueeze({axis})`).")
+    if len(want) > len(have) and _ones_aside(want) == _ones_aside(have):
+        return Mistake("missing_axis", f"your result lacks {len(want) - len(have)} axes of "
+                       f"length 1: {_shape(have)} where {_shape(want)} is wanted (a "
+                       f"`squeeze()` that drops every axis of length 1 — a batch or a head of "
+                       f"one too — or a reduction without `keepdim=True`).")
     if math.prod(want) == math.prod(have):
         return Mistake("values_regrouped", f"your result holds the right number of values in "
                        f"another shape, {_shape(have)} where {_shape(want)} is wanted: they "
@@ -192,6 +198,16 @@ def overflow_finding(expected, got):
     if not bad.any():
         return None
     where = tuple(bad.nonzero()[0].tolist())
+    columns = bad.flatten(0, -2) if bad.dim() > 1 else bad[None]  # (rows, last axis)
+    if got[bad].isnan().all() and (columns == columns[:1]).all() and not columns[0].all():
+        # NaN at the same places of every row, never a whole row: unwritten, not overflowed
+        return Mistake("never_written", f"your result holds NaN at the same "
+                       f"{int(columns[0].sum())} of {columns.size(1)} places in every row "
+                       f"(the first at index {where}), where the reference is finite: entries "
+                       f"that nothing stored — an `out` started as NaN keeps NaN there. A tile, "
+                       f"block or row that the loop or the grid skips (count them with a "
+                       f"ceiling division, and mask the last partial one rather than leave it "
+                       f"out); or, less likely, a step that overflows there.")
     return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
                    f"the reference is finite ({expected[where].item():.4g}): for these inputs "
                    f"a step overflows (`exp` of a number above 88 is inf in float32), underflows "
@@ -215,6 +231,10 @@ def constant_finding(expected, got, sizes, atol):
             named = _as_constant(ratio, sizes)
             said = (f"every value of your result is the reference's times {named}" if named
                     else f"every value of your result is the reference's times {ratio:.4g}")
+            if named == "−1":
+                return Mistake("sign_flipped", said + ": a sign is flipped — a difference "
+                               "taken the wrong way round (a − b for b − a) or a minus too "
+                               "many or too few.")
             return Mistake("scaled_by_a_constant", said + ": a scale is missing, applied "
                            "twice, or the wrong one (check each division and multiplication).")
     shift = (flat_g - flat_e).mean().item()

@@ -11,6 +11,7 @@ records nothing: that is :mod:`.learner`'s job.
 
 import contextlib
 import dataclasses
+import dis
 import inspect
 import re
 import warnings
@@ -44,6 +45,7 @@ class CallOutcome:
     not_implemented: bool = False
     changed: tuple = ()  # names of the input tensors the call changed in place
     hooks_left: tuple = ()  # of those, modules that came back as they were but for a hook
+    outside: tuple = ()  # the first case's: variables from outside the function it depends on
 
     @property
     def error_type(self):
@@ -142,8 +144,78 @@ def on_one_thread():
 
 @on_one_thread()
 def run_cases(fn, cases):
-    """Call ``fn`` on every case; never raises."""
-    return [_call(fn, case) for case in cases]
+    """Call ``fn`` on every case; never raises. The first outcome also names the variables
+    from outside the function (the notebook's) that its result depends on."""
+    outcomes = [_call(fn, case) for case in cases]
+    if outcomes:
+        outcomes[0].outside = _depends_on_outside(fn, cases[0], outcomes[0])
+    return outcomes
+
+
+def _variables_read(fn):
+    """``(namespace, names)``: the data — numbers and tensors, not modules, functions,
+    classes or CONSTANTS — that ``fn`` reads from its module's globals, in its own code, its
+    nested functions and comprehensions, or a class's methods."""
+    functions = ([fn] if inspect.isfunction(fn) else
+                 [f for f in vars(fn).values() if inspect.isfunction(f)] if inspect.isclass(fn)
+                 else [])
+    if not functions:
+        return {}, []
+    namespace, codes, names = functions[0].__globals__, [f.__code__ for f in functions], set()
+    while codes:
+        code = codes.pop()
+        codes += [c for c in code.co_consts if inspect.iscode(c)]
+        names |= {i.argval for i in dis.get_instructions(code) if i.opname == "LOAD_GLOBAL"}
+    data = lambda v: torch.is_tensor(v) or type(v) in (int, float)  # noqa: E731
+    return namespace, sorted(n for n in names if n in namespace and not n.isupper() and
+                             data(namespace[n]))
+
+
+def _moved(value):
+    """``value`` changed a little: a tensor plus one, an int plus one, a float half again."""
+    if torch.is_tensor(value):
+        return ~value if value.dtype == torch.bool else value + 1
+    return value + 1 if isinstance(value, int) else value * 1.5 + 0.5
+
+
+def _depends_on_outside(fn, case, outcome):
+    """The names of the variables from outside ``fn`` whose change changes its result on
+    ``case`` (each put back after): an exercise's function should take everything from its
+    arguments, and a notebook's ``d_k = 8`` fits the notebook's inputs only."""
+    namespace, names = _variables_read(fn)
+    found = []
+    for name in names:
+        kept = namespace[name]
+        namespace[name] = _moved(kept)
+        try:
+            moved = _call(fn, case)
+        finally:
+            namespace[name] = kept
+        if not _same_outcome(outcome, moved):
+            found.append(name)
+    return tuple(found)
+
+
+def _same_outcome(a, b):
+    if a.error or b.error:
+        return a.error == b.error
+    return _same_value(a.value, b.value)
+
+
+def _same_value(a, b):
+    """Whether two results of one function on one input are the same (exactly: the same
+    code on the same numbers)."""
+    if torch.is_tensor(a) or torch.is_tensor(b):
+        return (torch.is_tensor(a) and torch.is_tensor(b) and a.shape == b.shape and
+                a.dtype == b.dtype and torch.equal(a.detach().cpu(), b.detach().cpu()))
+    if isinstance(a, (tuple, list)) and isinstance(b, (tuple, list)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    try:
+        return bool(a == b)
+    except Exception:  # a value that cannot say: claim nothing
+        return True
 
 
 # --------------------------------------------------------------------------------------
@@ -540,6 +612,33 @@ def _only_with_more_axes(exercise, cases, failing):
     return None
 
 
+def _only_with_dtype(exercise, cases, failing):
+    """A tensor argument whose dtype in every failing case is one no passing case gives it
+    (a 0/1 integer mask where the bool ones pass; float64 where float32 passes), and which at
+    least two passing cases give: one passing case may pass by chance."""
+    plain = [i for i, case in enumerate(cases) if case.through is None]
+    passing = [i for i in plain if i not in failing]
+    failing = [i for i in plain if i in failing]
+    if not passing or not failing:
+        return None
+    fn = exercise.solution or exercise.reference
+    names = _parameter_names(fn, len(inspect.signature(fn).parameters))
+    for position, name in enumerate(names):
+        bad, good = ({_dtype_given(cases[i], position, name) for i in indices}
+                     for indices in (failing, passing))
+        given = [i for i in passing if _dtype_given(cases[i], position, name) is not None]
+        if None not in bad and len(given) >= 2 and not bad & good:  # one case: a coincidence
+            return sentences.only_with_dtype(name, sorted(map(str, bad)),
+                                             sorted(str(d) for d in good if d is not None))
+    return None
+
+
+def _dtype_given(case, position, name):
+    """The dtype of the argument at ``position`` (named ``name``), or None (not a tensor)."""
+    value = case.args[position] if position < len(case.args) else case.kwargs.get(name)
+    return value.dtype if torch.is_tensor(value) else None
+
+
 def _given(case, position, name):
     """Whether ``case`` gives the argument at ``position`` (named ``name``) a value."""
     value = case.args[position] if position < len(case.args) else case.kwargs.get(name)
@@ -623,16 +722,19 @@ def judge(exercise, cases, outcomes):
         message += sentences.cases_that_pass(
             [cases[i].label for i in range(len(cases)) if i not in failing], len(cases))
     mistake = recognise(exercise, cases, outcomes, failing) if any(differences) else _in_place(outcomes)
+    outside = outcomes[0].outside and sentences.reads_from_outside(outcomes[0].outside)
     if mistake is not None and mistake.impl is None and error and gaps[first]:
         # an error's words alone are weak evidence: a size no input has says more, and so do
         # the cases that fail
-        mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
+        mistake = (outside or diagnosis(exercise, cases, outcomes, expected, first) or
                    _only_with_argument(exercise, cases, failing) or
-                   _only_with_more_axes(exercise, cases, failing) or mistake)
+                   _only_with_more_axes(exercise, cases, failing) or
+                   _only_with_dtype(exercise, cases, failing) or mistake)
     if mistake is None and gaps[first]:
-        mistake = (diagnosis(exercise, cases, outcomes, expected, first) or
+        mistake = (outside or diagnosis(exercise, cases, outcomes, expected, first) or
                    _only_with_argument(exercise, cases, failing) or
-                   _only_with_more_axes(exercise, cases, failing))
+                   _only_with_more_axes(exercise, cases, failing) or
+                   _only_with_dtype(exercise, cases, failing))
     if mistake:
         return CheckResult(exercise.id, Status.NAMED_MISTAKE,
                            message + sentences.likely_mistake(mistake) + own_words,

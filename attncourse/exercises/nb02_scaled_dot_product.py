@@ -360,6 +360,24 @@ def _seeded(fn, query, key, value, mask=None, dropout=None):
         return fn(query, key, value, mask=mask, dropout=dropout)
 
 
+def _beyond_the_dropout_cases():
+    """The attention cases' edges, and real dropout: ``nn.Dropout`` in training mode draws
+    anew at every call (the stand-ins of the cases do not), seeded alike for the learner's
+    call and the reference's."""
+    return [*_beyond_the_cases(),
+            Case("nn.Dropout(0.3) in training mode — real dropout draws anew at each call "
+                 "(yours and the reference's are seeded alike): call it once, on the weights, "
+                 "and return the very weights you multiplied by value",
+                 _qkv((2,), 3, 5, 4, 6, 225), {"dropout": nn.Dropout(0.3).train()},
+                 through=_seeded)]
+
+
+#: how attention_with_dropout is judged once its cases pass: the attention edges, real dropout
+DROPOUT_BEYOND_THE_CASES = edge_cases(_beyond_the_dropout_cases, attention,
+                                      ("output", "weights"), finite_only=1, nonfinite=NO_KEY,
+                                      known=[FILL_OVERFLOWS_HALF])
+
+
 def drop_largest(weights):
     """A stand-in dropout that is a plain function and whose choice depends on the values: it
     zeroes each row's largest weight and scales the others by 1/(1 − 0.2)."""
@@ -408,9 +426,6 @@ def _dropout_cases():
         Case("mask and dropout by position (4th and 5th arguments)",
              (*_qkv((), 5, 5, 4, 4, 250), causal_mask(5), FixedDropout(0.1, seed=4)),
              through=_seeded),
-        Case("nn.Dropout(0.3) in training mode: real dropout, its random numbers seeded alike "
-             "for your call and the reference's (one draw, on the weights)",
-             _qkv((2,), 3, 5, 4, 6, 225), {"dropout": nn.Dropout(0.3).train()}, through=_seeded),
         Case("a 0/1 mask, dropout=None", _qkv((2,), 3, 4, 4, 4, 260),
              {"mask": torch.tensor([[1, 1, 0, 1], [0, 1, 1, 1], [1, 0, 0, 1]]),
               "dropout": None}, through=_seeded),
@@ -562,7 +577,7 @@ ATTENTION_WITH_DROPOUT = Exercise(
     reference=attention,
     solution=solutions.attention_with_dropout,
     make_cases=_dropout_cases,
-    behaviour=BEYOND_THE_CASES,
+    behaviour=DROPOUT_BEYOND_THE_CASES,
     output_names=("output", "weights"),
     hints=[
         "Attention dropout acts on the attention weights: once the softmax has made them, a "

@@ -257,6 +257,32 @@ def results_share_memory(first, second, same_shape=True):
                    f"into one changed the other. Make the second a copy: `a.clone()`.")
 
 
+def reads_from_outside(names):
+    """The learner's function depends on variables from outside it (the notebook's)."""
+    listed = ", ".join(f"`{n}`" for n in names)
+    return Mistake("reads_from_outside", f"your function reads {listed} from outside it — a "
+                   f"variable of the notebook, not an argument — and its result changes when "
+                   f"{'that variable changes' if len(names) == 1 else 'they change'}. A value "
+                   f"that suits the notebook's example does not suit other inputs: take every "
+                   f"size and tensor from the function's own arguments (a shape, `.size(-1)`, "
+                   f"a parameter).")
+
+
+def only_with_dtype(name, bad, good):
+    """Every failing case gives ``name`` in a dtype of ``bad``; the passing ones, of ``good``."""
+    bad_text = " or ".join(d.replace("torch.", "") for d in bad)
+    good_text = " or ".join(d.replace("torch.", "") for d in good) or "not at all"
+    said = (f"every case that fails gives `{name}` as {bad_text}, and every case that passes "
+            f"gives it as {good_text}: a step of your code suits {good_text} only")
+    if "torch.bool" in good and "torch.bool" not in bad:
+        said += (f" — `~`, `&` and `|` are logical on bool but bitwise on integers, and "
+                 f"`masked_fill(m, …)` needs bool: compare the mask, `{name} == 0`, to use "
+                 f"it as 0/1 or True/False alike.")
+    else:
+        said += " — a dtype written in (`float32`, `.float()`) or a cast missing."
+    return Mistake("only_with_dtype", said)
+
+
 def only_with_fewer_axes(name, fewer, more):
     """Every passing case gives ``name`` ``fewer`` axes; every failing one gives it ``more``."""
     return Mistake("axes_in_front_unhandled", f"every case where `{name}` has {fewer} "

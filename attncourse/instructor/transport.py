@@ -104,7 +104,7 @@ def _encode(value, blobs, depth=0):
 def _outcome_node(outcome, blobs):
     return {"value": _encode(outcome.value, blobs), "error": outcome.error,
             "not_implemented": outcome.not_implemented, "changed": list(outcome.changed),
-            "hooks_left": list(outcome.hooks_left)}
+            "hooks_left": list(outcome.hooks_left), "outside": list(outcome.outside)}
 
 
 def write_results(path, results):
@@ -251,7 +251,8 @@ class _Reader:
         return CallOutcome(value=self.value(node.get("value")),
                        error=_error(error) if error is not None else None,
                        not_implemented=node.get("not_implemented") is True,
-                       changed=_names(changed), hooks_left=_names(node.get("hooks_left")))
+                       changed=_names(changed), hooks_left=_names(node.get("hooks_left")),
+                       outside=_names(node.get("outside")))
 
 
 def _error(text):
@@ -261,7 +262,8 @@ def _error(text):
 
 
 def _names(value):
-    """The names of the inputs a call changed in place, as the kernel reported them."""
+    """The names of the inputs a call changed in place (or of the variables from outside
+    it depends on), as the kernel reported them."""
     if not isinstance(value, list):
         return ()
     return tuple(re.sub(r"[^\w ]", "", str(name))[:40] for name in value[:8])
