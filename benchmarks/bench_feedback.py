@@ -214,7 +214,19 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "thousands, features near 1e-3, masked keys before real ones; probes matched "
                    "on the forward cases; a size matched to an input's named only where another "
                    "case confirms it. Re-scored at 519e605: 0 accepted, none rejected, 277 of "
-                   "347 named (80%), slowest check 5.4 s on a loaded machine"))
+                   "347 named (80%), slowest check 5.4 s on a loaded machine"),
+         ("set_q", "written blind on 2026-12-04 for notebooks 00–05 (177 wrong, 42 correct); "
+                   "first scored at e3bc07f: 3 accepted (2 labels the contract overrules; a "
+                   "dropout called twice, which no fixed stand-in shows), none rejected, 143 of "
+                   "174 named (82%), slowest check 0.27 s; a reader judged the 174 caught "
+                   "verdicts (the issue's closing note). Then mended (d96654a): real dropout "
+                   "once the cases pass, and diagnoses that need no probe"),
+         ("set_p", "written blind on 2026-12-04 for notebooks 06–11 (nb06–07, 09–11: 176 "
+                   "wrong, 39 correct); nb09–11 first scored at e3bc07f: 1 accepted (a label "
+                   "the contract overrules), 85 of 114 named (75%); nb06–07 at d96654a: 1 "
+                   "accepted (positions cut to the notebook's 17: no ViT case had more than 16 "
+                   "patches), 50 of 60 named (83%); none rejected; slowest check 1.87 s. Then "
+                   "mended: a ViT case of 36 patches"))
 
 
 def main():

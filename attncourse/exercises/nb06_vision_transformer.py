@@ -316,10 +316,9 @@ def _vit_cases():
             _vit(222, image_size=12, patch_size=4, in_channels=3, d_model=12, num_heads=3,
                  num_layers=2, d_ff=24, num_classes=5), (seeded_randn(3, 3, 12, 12, seed=223),)),
         module_function_case(
-            "a batch of one image, 1 layer", _vit(224, image_size=8, patch_size=4, d_model=8,
-                                                  num_heads=2, num_layers=1, d_ff=16,
-                                                  num_classes=4),
-            (seeded_randn(1, 1, 8, 8, seed=225),)),
+            "a batch of one 12×12 image, 36 patches (more than the notebook's 16), 1 layer",
+            _vit(224, image_size=12, patch_size=2, d_model=8, num_heads=2, num_layers=1,
+                 d_ff=16, num_classes=4), (seeded_randn(1, 1, 12, 12, seed=225),)),
     ]
 
 
