@@ -386,9 +386,11 @@ DECODER_LAYER_FORWARD = Exercise(
                 "the normalised x, and calls it itself, between the norm and the residual: "
                 "layer.sublayer[0](x, lambda x: layer.self_attn(x, x, x, tgt_mask)).",
                 raises=r"not callable|missing 1 required positional argument: 'sublayer'"),
-        Mistake("mask_shapes", "a mask does not fit its attention. Self-attention's scores are "
-                "(batch, heads, tgt_len, tgt_len) and take tgt_mask; cross-attention's are "
-                "(batch, heads, tgt_len, src_len) and take src_mask.",
+        Mistake("mask_shapes", "a mask does not fit the scores it masks: either the mask or "
+                "the keys are the other attention's. Self-attention reads x for queries, keys "
+                "and values — scores (batch, heads, tgt_len, tgt_len) — and takes tgt_mask; "
+                "cross-attention reads x for queries and memory for keys and values — scores "
+                "(batch, heads, tgt_len, src_len) — and takes src_mask.",
                 raises=r"must match the size of tensor|broadcast"),
     ],
 )

@@ -829,8 +829,10 @@ TRAIN_STEP = Exercise(
                 "optimizer.zero_grad(), then loss, backward, step.", _step_with(clear="after")),
         Mistake("weights_never_move", "the weights never change: optimizer.step() is missing, "
                 "or it finds no gradient — loss.backward() is missing, or runs after step(), or "
-                "zero_grad() runs between backward() and step(). The order: zero_grad(), "
-                "loss, backward(), step().", _step_with(step=False)),
+                "zero_grad() runs between backward() and step(), or the forward ran under "
+                "torch.no_grad() (no graph for backward() to go back through, whatever "
+                "requires_grad is set on the loss after). The order: zero_grad(), loss, "
+                "backward(), step().", _step_with(step=False)),
         Mistake("shifted_twice", "the targets were shifted again: y is already the next token "
                 "at every position (get_batch shifted it), so compare logits and y position "
                 "by position: F.cross_entropy(logits.flatten(0, 1), y.flatten()).",

@@ -30,6 +30,8 @@ CONTRACT = {
                           "their gradient changes only by a constant per row",
     "qb_mhf_tilde_mask": "multi_head_forward's mask is bool, True = may attend (the stub): "
                          "`~` on it is a logical not; a 0/1 integer mask is not promised",
+    "ph_rot_float32_angles": "angles in float32 for a float64 x (as e_rot_float32_angles): "
+                             "off only at positions in the tens of thousands",
     "pf_rb_long_targets": "the stub leaves the targets' dtype open, and int64 is what "
                           "F.cross_entropy asks of them (int32 targets raise there)",
 }

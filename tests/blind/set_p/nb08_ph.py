@@ -636,6 +636,16 @@ def ph_ts_model_zero_grad(model, optimizer, x, y):
     return float(loss)
 
 
+def ph_ts_transposed_logits(model, optimizer, x, y):
+    for p in model.parameters():
+        p.grad = None
+    scores = model(x).transpose(1, 2)  # (batch, vocab, seq): classes on axis 1
+    loss = F.cross_entropy(scores, y)
+    loss.backward()
+    optimizer.step()
+    return loss.detach().item()
+
+
 # ----------------------------------------------------------------- generate
 
 
@@ -893,6 +903,7 @@ ANSWERS = [
         "Returns the loss recomputed after the step instead of the loss that was trained on.",
         _TS),
     _ph("train_step", ph_ts_model_zero_grad),
+    _ph("train_step", ph_ts_transposed_logits),
     # generate
     _ph("generate", ph_gen_no_crop, "step",
         "Feeds the whole text, never cropping to the last model.config.context tokens.", _GEN),
