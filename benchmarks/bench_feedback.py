@@ -221,12 +221,14 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "174 named (82%), slowest check 0.27 s; a reader judged the 174 caught "
                    "verdicts (the issue's closing note). Then mended (d96654a): real dropout "
                    "once the cases pass, and diagnoses that need no probe"),
-         ("set_p", "written blind on 2026-12-04 for notebooks 06–11 (nb06–07, 09–11: 176 "
-                   "wrong, 39 correct); nb09–11 first scored at e3bc07f: 1 accepted (a label "
-                   "the contract overrules), 85 of 114 named (75%); nb06–07 at d96654a: 1 "
-                   "accepted (positions cut to the notebook's 17: no ViT case had more than 16 "
-                   "patches), 50 of 60 named (83%); none rejected; slowest check 1.87 s. Then "
-                   "mended: a ViT case of 36 patches"))
+         ("set_p", "written blind on 2026-12-04 for notebooks 06–11 by five writers (370 "
+                   "wrong, 85 correct), each file scored first as it came: nb09–11 at e3bc07f "
+                   "1 accepted (a label the contract overrules), 85 of 114 named; pc_ 06–07 at "
+                   "d96654a 1 accepted (positions cut to the notebook's 17 rows), 50 of 60; "
+                   "pg_ 06–07 at 6a0ab03 1 accepted (an empty first cache in float32), 42 of "
+                   "47; pd_ 08 at 6a0ab03 0 accepted, 75 of 91; ph_ 08 at c6d4360 1 accepted "
+                   "(a label the contract overrules), 51 of 54; none rejected; slowest check "
+                   "1.96 s. Then mended: a ViT of 36 patches, a first step in float16"))
 
 
 def main():
