@@ -591,24 +591,29 @@ def _only_with_argument(exercise, cases, failing):
     return None
 
 
-def _only_with_more_axes(exercise, cases, failing):
-    """A tensor argument with fewer axes in every passing case than in any failing one: code
-    written for the smaller case (a matrix, not a batch of them). Cases run through a
-    harness of the exercise's own are left out: their arguments are the harness's."""
+def _plain_split(exercise, cases, failing):
+    """``(passing, failing, names)`` over the cases that call the function as it is (those
+    run through a harness of the exercise's own pass the harness's arguments), with the
+    names of its parameters; ``None`` unless both lists have a case."""
     plain = [i for i, case in enumerate(cases) if case.through is None]
-    passing = [i for i in plain if i not in failing]
-    failing = [i for i in plain if i in failing]
+    passing, failing = [i for i in plain if i not in failing], [i for i in plain if i in failing]
     if not passing or not failing:
         return None
-    names = _parameter_names(exercise.solution or exercise.reference, len(cases[plain[0]].args))
-    for position, name in enumerate(names):
-        dims = {i: cases[i].args[position].dim() for i in plain
-                if position < len(cases[i].args) and torch.is_tensor(cases[i].args[position])}
-        if len(dims) < len(plain):
-            continue
-        fewer, more = max(dims[i] for i in passing), min(dims[i] for i in failing)
-        if fewer < more:
-            return sentences.only_with_fewer_axes(name, fewer, more)
+    fn = exercise.solution or exercise.reference
+    return passing, failing, _parameter_names(fn, len(inspect.signature(fn).parameters))
+
+
+def _only_with_more_axes(exercise, cases, failing):
+    """A tensor argument with fewer axes in every passing case than in any failing one: code
+    written for the smaller case (a matrix, not a batch of them)."""
+    split = _plain_split(exercise, cases, failing)
+    for position, name in enumerate(split[2] if split else ()):
+        values = {i: _argument(cases[i], position, name) for i in split[0] + split[1]}
+        if all(torch.is_tensor(v) for v in values.values()):
+            fewer = max(values[i].dim() for i in split[0])
+            more = min(values[i].dim() for i in split[1])
+            if fewer < more:
+                return sentences.only_with_fewer_axes(name, fewer, more)
     return None
 
 
@@ -616,33 +621,24 @@ def _only_with_dtype(exercise, cases, failing):
     """A tensor argument whose dtype in every failing case is one no passing case gives it
     (a 0/1 integer mask where the bool ones pass; float64 where float32 passes), and which at
     least two passing cases give: one passing case may pass by chance."""
-    plain = [i for i, case in enumerate(cases) if case.through is None]
-    passing = [i for i in plain if i not in failing]
-    failing = [i for i in plain if i in failing]
-    if not passing or not failing:
-        return None
-    fn = exercise.solution or exercise.reference
-    names = _parameter_names(fn, len(inspect.signature(fn).parameters))
-    for position, name in enumerate(names):
-        bad, good = ({_dtype_given(cases[i], position, name) for i in indices}
-                     for indices in (failing, passing))
-        given = [i for i in passing if _dtype_given(cases[i], position, name) is not None]
-        if None not in bad and len(given) >= 2 and not bad & good:  # one case: a coincidence
-            return sentences.only_with_dtype(name, sorted(map(str, bad)),
-                                             sorted(str(d) for d in good if d is not None))
+    split = _plain_split(exercise, cases, failing)
+    for position, name in enumerate(split[2] if split else ()):
+        good, bad = ([getattr(_argument(cases[i], position, name), "dtype", None)
+                      for i in indices] for indices in split[:2])
+        if None not in bad and len(good) - good.count(None) >= 2 and not set(bad) & set(good):
+            return sentences.only_with_dtype(name, sorted(map(str, set(bad))),
+                                             sorted(str(d) for d in set(good) if d is not None))
     return None
 
 
-def _dtype_given(case, position, name):
-    """The dtype of the argument at ``position`` (named ``name``), or None (not a tensor)."""
-    value = case.args[position] if position < len(case.args) else case.kwargs.get(name)
-    return value.dtype if torch.is_tensor(value) else None
+def _argument(case, position, name):
+    """The case's argument at ``position`` (named ``name``), or None where it is not given."""
+    return case.args[position] if position < len(case.args) else case.kwargs.get(name)
 
 
 def _given(case, position, name):
     """Whether ``case`` gives the argument at ``position`` (named ``name``) a value."""
-    value = case.args[position] if position < len(case.args) else case.kwargs.get(name)
-    return value is not None
+    return _argument(case, position, name) is not None
 
 
 def _gradient_cut(expected, got, exercise):
