@@ -107,6 +107,28 @@ def test_nan_is_reported():
     assert "NaN" in result.message
 
 
+def test_places_never_written_are_nan_and_named_so_every_run():
+    def half_written(x):  # a loop that stops halfway along each row
+        out = torch.empty_like(x)
+        half = x.size(-1) // 2
+        out[..., :half] = torch.softmax(x, -1)[..., :half]
+        return out
+
+    results = [ac.check("softmax", half_written, recorder=NOWHERE) for _ in range(2)]
+    assert {r.mistake for r in results} == {"never_written"}
+    assert "`torch.empty` memory filled with NaN" in results[0].message
+    assert not torch.are_deterministic_algorithms_enabled()  # the learner's setting is back
+
+
+def test_nan_the_code_computes_is_not_called_unwritten():
+    def zero_over_zero(x):  # 0 / 0 in every place
+        e = torch.exp(x - x.amax(-1, keepdim=True)) * 0
+        return e / e.sum(-1, keepdim=True)
+
+    result = ac.check("softmax", zero_over_zero, recorder=NOWHERE)
+    assert not result.passed and "torch.empty" not in result.message
+
+
 def test_a_function_that_changes_its_input_in_place_is_told_so():
     def destructive(x):
         out = torch.softmax(x, -1)

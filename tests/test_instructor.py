@@ -265,7 +265,8 @@ def test_results_come_back_as_the_values_the_function_returned(tmp_path):
               torch.arange(12)[::3], (torch.eye(2), {"k": [1, 2.5, None]}), torch.float16,
               "text", 3 + 4j, np.ones(2)]
     outcomes = [CallOutcome(value=v) for v in values]
-    outcomes.append(CallOutcome(value=1, changed=("attn", "x"), hooks_left=("attn",)))
+    outcomes.append(CallOutcome(value=1, changed=("attn", "x"), hooks_left=("attn",),
+                                unwritten=True))
     outcomes.append(CallOutcome(error="raised ValueError: bad", changed=("x",)))
     transport.write_results(tmp_path / "r", transport.Results(outcomes, outcomes[:1]))
     back = transport.read_results(tmp_path / "r", len(outcomes), 1)
@@ -276,6 +277,7 @@ def test_results_come_back_as_the_values_the_function_returned(tmp_path):
     assert back.outcomes[9].value == 3 + 4j and repr(back.outcomes[10].value) == "a ndarray"
     assert back.outcomes[-1].error == "raised ValueError: bad" and back.outcomes[-1].changed == ("x",)
     assert (back.outcomes[-2].changed, back.outcomes[-2].hooks_left) == (("attn", "x"), ("attn",))
+    assert back.outcomes[-2].unwritten and not back.outcomes[-1].unwritten
     transport.write_results(tmp_path / "m", None)
     assert transport.read_results(tmp_path / "m", 3, 0) is None
 

@@ -192,22 +192,30 @@ def _close(a, b, atol):
     return a.shape == b.shape and torch.allclose(a, b, atol=atol, rtol=1e-4, equal_nan=True)
 
 
-def overflow_finding(expected, got):
-    """inf or NaN in the result where the reference is finite."""
+def overflow_finding(expected, got, unwritten=False):
+    """inf or NaN in the result where the reference is finite — or, ``unwritten``, NaN where
+    nothing was stored (:func:`.engine._unwritten`)."""
     bad = ~torch.isfinite(got) & torch.isfinite(expected)
     if not bad.any():
         return None
     where = tuple(bad.nonzero()[0].tolist())
     columns = bad.flatten(0, -2) if bad.dim() > 1 else bad[None]  # (rows, last axis)
-    if got[bad].isnan().all() and (columns == columns[:1]).all() and not columns[0].all():
-        # NaN at the same places of every row, never a whole row: unwritten, not overflowed
-        return Mistake("never_written", f"your result holds NaN at the same "
-                       f"{int(columns[0].sum())} of {columns.size(1)} places in every row "
-                       f"(the first at index {where}), where the reference is finite: entries "
-                       f"that nothing stored — an `out` started as NaN keeps NaN there. A tile, "
-                       f"block or row that the loop or the grid skips (count them with a "
-                       f"ceiling division, and mask the last partial one rather than leave it "
-                       f"out); or, less likely, a step that overflows there.")
+    if got[bad].isnan().all() and (unwritten or (columns == columns[:1]).all() and
+                                   not columns[0].all()):
+        # NaN that zeros in new memory undo, or at the same places of every row (never a
+        # whole row): unwritten, not overflowed
+        seen = (f"NaN at {int(bad.sum())} of {bad.numel()} places (the first at index "
+                f"{where}), where the reference is finite, and nothing stored anything there: "
+                f"the checker hands out `torch.empty` memory filled with NaN so that such "
+                f"places show" if unwritten else
+                f"NaN at the same {int(columns[0].sum())} of {columns.size(1)} places in "
+                f"every row (the first at index {where}), where the reference is finite: "
+                f"entries that nothing stored — an `out` started as NaN keeps NaN there")
+        return Mistake("never_written", f"your result holds {seen}. A tile, block or row "
+                       f"that the loop or the grid skips (count them with a ceiling "
+                       f"division, and mask the last partial one rather than leave it out)"
+                       + ("." if unwritten else "; or, less likely, a step that overflows "
+                          "there."))
     return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
                    f"the reference is finite ({expected[where].item():.4g}): for these inputs "
                    f"a step overflows (`exp` of a number above 88 is inf in float32), underflows "
@@ -314,10 +322,10 @@ def where_finding(expected, got, atol):
                    f"last row, a large score).")
 
 
-def value_finding(expected, got, sizes, atol):
+def value_finding(expected, got, sizes, atol, unwritten=False):
     """The first of the findings above that describes how ``got`` differs from ``expected``
     (two float tensors of one shape and dtype), or ``None``."""
-    return (overflow_finding(expected, got) or constant_finding(expected, got, sizes, atol) or
+    return (overflow_finding(expected, got, unwritten) or constant_finding(expected, got, sizes, atol) or
             rearranged_finding(expected, got, atol) or where_finding(expected, got, atol))
 
 
@@ -373,7 +381,7 @@ def substituted_finding(reference, names, case, got, atol):
         for j in tensors:
             if i == j or args[i].shape != args[j].shape:
                 continue
-            for swap in (True, False):
+            for swap in (True, False) if i < j else (False,):  # a swap is the same both ways
                 trial = list(args)
                 trial[j] = args[i]
                 if swap:
@@ -454,8 +462,9 @@ def type_finding(expected, got):
     return Mistake("not_a_tensor", said + ".")
 
 
-def finding(expected, got, sizes, atol) -> Optional[Mistake]:
-    """How a wrong result ``got`` differs from ``expected``, in one sentence, or ``None``."""
+def finding(expected, got, sizes, atol, unwritten=False) -> Optional[Mistake]:
+    """How a wrong result ``got`` differs from ``expected``, in one sentence, or ``None``
+    (``unwritten``: its NaN are places nothing stored)."""
     wrong_type = type_finding(expected, got)
     if wrong_type:
         return wrong_type
@@ -474,4 +483,4 @@ def finding(expected, got, sizes, atol) -> Optional[Mistake]:
             return rearranged_finding(expected.float(), got.float(), 0) or where_finding(
                 expected.float(), got.float(), 0)
         return None
-    return value_finding(expected, got, sizes, atol)
+    return value_finding(expected, got, sizes, atol, unwritten)

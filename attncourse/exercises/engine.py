@@ -20,6 +20,7 @@ from enum import Enum
 from typing import Optional
 
 import torch
+import torch.utils.deterministic
 
 from attncourse.exercises import diagnose, sentences
 from attncourse.exercises.gradients import ForwardAndBack
@@ -46,6 +47,7 @@ class CallOutcome:
     changed: tuple = ()  # names of the input tensors the call changed in place
     hooks_left: tuple = ()  # of those, modules that came back as they were but for a hook
     outside: tuple = ()  # the first case's: variables from outside the function it depends on
+    unwritten: bool = False  # NaN in the result that were never written (:func:`_unwritten`)
 
     @property
     def error_type(self):
@@ -66,7 +68,45 @@ def _call(fn, case):
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
         return CallOutcome(error=f"raised {type(exc).__name__}" + (f": {text}" if text else ""))
     changed, hooks_left = _changed_inputs(fn, case, args, kwargs)
-    return CallOutcome(value=value, changed=changed, hooks_left=hooks_left)
+    return CallOutcome(value=value, changed=changed, hooks_left=hooks_left,
+                       unwritten=_unwritten(fn, case, value))
+
+
+class _EmptyAsZeros(torch.overrides.TorchFunctionMode):
+    """``torch.empty`` and its kin hand out zeros (elsewhere in a check: NaN,
+    :func:`unwritten_memory_as_nan`)."""
+
+    EMPTY = (torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty)
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        result = func(*args, **(kwargs or {}))
+        if func in self.EMPTY:
+            with torch.no_grad():
+                result.zero_()
+        return result
+
+
+def _nan_places(value):
+    if isinstance(value, (tuple, list)):
+        return [p for v in value for p in _nan_places(v)]
+    return [value.isnan()] if torch.is_tensor(value) and value.is_floating_point() else []
+
+
+def _unwritten(fn, case, value):
+    """Whether NaN in ``value`` are places nothing stored: run again with ``torch.empty``
+    giving zeros, they are NaN no more. (A NaN that the code computes stays NaN.)"""
+    places = _nan_places(value)
+    if not any(p.any() for p in places):
+        return False
+    args, kwargs = case.fresh_args()
+    try:
+        with warnings.catch_warnings(), torch.no_grad(), _EmptyAsZeros():
+            warnings.simplefilter("ignore")
+            again = _nan_places(case.call(fn, args, kwargs))
+    except Exception:
+        return False
+    return len(again) == len(places) and any(
+        (p & ~a).any() for p, a in zip(places, again) if p.shape == a.shape)
 
 
 def _parameter_names(fn, n):
@@ -142,7 +182,27 @@ def on_one_thread():
         torch.set_num_threads(threads)
 
 
+@contextlib.contextmanager
+def unwritten_memory_as_nan():
+    """Memory from ``torch.empty`` (and ``empty_like``, ``new_empty``) comes filled with NaN
+    (integers: their largest value) rather than whatever was there: a result with places the
+    learner's code never wrote gets the same verdict every run, and NaN shows where. (PyTorch's
+    deterministic mode does the filling; ``warn_only``: an op without a deterministic form
+    only warns.) The learner's settings come back after."""
+    enabled, warn_only = (torch.are_deterministic_algorithms_enabled(),
+                          torch.is_deterministic_algorithms_warn_only_enabled())
+    fill = torch.utils.deterministic.fill_uninitialized_memory
+    torch.use_deterministic_algorithms(True, warn_only=True)
+    torch.utils.deterministic.fill_uninitialized_memory = True
+    try:
+        yield
+    finally:
+        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+        torch.utils.deterministic.fill_uninitialized_memory = fill
+
+
 @on_one_thread()
+@unwritten_memory_as_nan()
 def run_cases(fn, cases):
     """Call ``fn`` on every case; never raises. The first outcome also names the variables
     from outside the function (the notebook's) that its result depends on."""
@@ -449,6 +509,8 @@ def failed(exercise_id, message, case=None):
 
 
 def _reference_value(exercise, case):
+    if case.expected is not None:
+        return case.expected
     args, kwargs = case.fresh_args()
     with torch.no_grad():
         return case.call(exercise.reference, args, kwargs)
@@ -476,7 +538,8 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     shared = _shared_results(expected[index], outcome.value, exercise)
     if shared:
         return shared
-    found = diagnose.finding(expected[index], outcome.value, sizes, exercise.atol)
+    found = diagnose.finding(expected[index], outcome.value, sizes, exercise.atol,
+                             outcome.unwritten)
     if found is not None and found.name == _shape_finding_name(expected[index], outcome.value,
                                                                sizes):
         found = _shape_in_every_case(exercise, cases, outcomes, expected, index, found,

@@ -29,6 +29,9 @@ class Case:
     #: what calls the learner's object: ``through(fn, *args, **kwargs)`` instead of
     #: ``fn(*args, **kwargs)`` — a class is built and run by :func:`.modules.run_module`
     through: Optional[Callable] = None
+    #: the reference's result, where whoever made the case had it already (a variant): the
+    #: reference is not run twice (in the Triton interpreter a run costs a tenth of a second)
+    expected: object = field(default=None, compare=False, repr=False)
 
     def call(self, fn, args, kwargs):
         """``fn`` on these arguments, the way this case calls it."""

@@ -104,7 +104,8 @@ def _encode(value, blobs, depth=0):
 def _outcome_node(outcome, blobs):
     return {"value": _encode(outcome.value, blobs), "error": outcome.error,
             "not_implemented": outcome.not_implemented, "changed": list(outcome.changed),
-            "hooks_left": list(outcome.hooks_left), "outside": list(outcome.outside)}
+            "hooks_left": list(outcome.hooks_left), "outside": list(outcome.outside),
+            "unwritten": outcome.unwritten}
 
 
 def write_results(path, results):
@@ -252,7 +253,8 @@ class _Reader:
                        error=_error(error) if error is not None else None,
                        not_implemented=node.get("not_implemented") is True,
                        changed=_names(changed), hooks_left=_names(node.get("hooks_left")),
-                       outside=_names(node.get("outside")))
+                       outside=_names(node.get("outside")),
+                       unwritten=node.get("unwritten") is True)
 
 
 def _error(text):
