@@ -59,6 +59,6 @@ CORRECT = {
 WRONG = {
     "qkv_projections": {qkv_linear: "linear_convention", qkv_mixed_up: "swapped_q_k",
                         qkv_copy_paste: "one_matrix"},
-    "dot_scores": {scores_k_q: "keys_as_rows", scores_dot_T: "transpose_2d_only",
+    "dot_scores": {scores_k_q: "keys_as_rows", scores_dot_T: "axes_in_front_unhandled",
                    scores_mm: "axes_in_front_unhandled", scores_pairwise: "elementwise"},
 }

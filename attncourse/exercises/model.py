@@ -13,7 +13,7 @@ from typing import Callable, Optional
 import torch
 
 from attncourse.course import Notebook
-from attncourse.exercises.variants import VARIED, backward_variants, variants
+from attncourse.exercises.variants import VARIED, backward_variants, batch_of_one, variants
 
 
 @dataclass(frozen=True)
@@ -103,12 +103,14 @@ class Exercise:
         return self.learner_name or self.reference.__name__
 
     def cases(self):
-        """The exercise's cases, then the variants that change one argument of the first, then
-        the first run back (the gradients of its inputs)."""
+        """The exercise's cases, then the variants that change one argument of the first, a
+        batch of one where no case has one, then the first run back (the gradients of its
+        inputs)."""
         cases = self.make_cases()
         form = self.solution or self.reference
         run_back = self.backward and not any(case.through for case in cases)  # else its own
         return (cases + variants(self.reference, form, cases[:self.varied]) +
+                batch_of_one(self.reference, cases) +
                 (backward_variants(self.reference, form, cases, self.output_names)
                  if run_back else []))
 

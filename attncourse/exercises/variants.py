@@ -116,6 +116,45 @@ def _dtypes(value):
     return [value.dtype] if torch.is_tensor(value) else []
 
 
+def _batch(case):
+    """The size of the case's batch: the first axis of its first tensor of three or more axes
+    (1 when it has none)."""
+    args, kwargs = case.args, case.kwargs
+    batched = [a for a in (*args, *kwargs.values()) if torch.is_tensor(a) and a.dim() >= 3]
+    return batched[0].size(0) if batched else 1
+
+
+def _first_item(value, batch):
+    """A batched tensor's first item alone (its batch axis kept, of length one)."""
+    batched = torch.is_tensor(value) and value.dim() >= 3 and value.size(0) == batch
+    return value[:1].clone() if batched else value
+
+
+def batch_of_one(reference, cases):
+    """Where no case has a batch of one: the first case that has a batch, with only its first
+    item — every tensor of three or more axes whose first axis is the batch cut to one — where
+    the reference's result keeps an axis of one for it. A ``squeeze()``, or an axis counted
+    from the front, shows there."""
+    if any(_batch(case) == 1 and case.through is None and
+           any(torch.is_tensor(a) and a.dim() >= 3 for a in case.args) for case in cases):
+        return []
+    for case in cases:
+        batch = _batch(case)
+        if batch == 1 or case.through is not None:
+            continue
+        args, kwargs = case.fresh_args()
+        one = (tuple(_first_item(a, batch) for a in args),
+               {k: _first_item(v, batch) for k, v in kwargs.items()})
+        before, after = _reference_on(reference, args, kwargs), _reference_on(reference, *one)
+        if after is None or before is None or \
+                [s[:1] for s in _shapes(after)] != [(1,) if s[:1] == (batch,) else s[:1]
+                                                    for s in _shapes(before)]:
+            continue
+        return [dataclasses.replace(case, label=f"{case.label}, a batch of one (its first item "
+                                    f"alone)", args=one[0], kwargs=one[1], expected=after)]
+    return []
+
+
 def _in_float64(reference, cases):
     """The first case with its float32 tensors in float64, where the reference's result
     follows them into float64: a step that forces float32 (``.float()``, a float32 constant
@@ -147,10 +186,12 @@ def _differentiable(name, value):
 
 
 def backward_variants(reference, learner_form, cases, output_names=()):
-    """The first of ``cases`` that can be, again, run forward and back: its result and the
-    gradients of its finite floating-point inputs and of its modules' parameters, where the
-    reference's reach them (zero gradients, none at all, or non-finite ones: the next case)."""
-    parameters = _parameters(learner_form)
+    """Those of the first three ``cases`` that can be, again, run forward and back, one for
+    each set of inputs that can be: the result and the gradients of the case's finite
+    floating-point inputs and of its modules' parameters, where the reference's reach them
+    (zero gradients, none at all, or non-finite ones: the next case). A cache that starts
+    empty, say, is run back both empty and full."""
+    parameters, found, seen = _parameters(learner_form), [], set()
     for case in cases[:3]:
         args, kwargs = case.fresh_args()
         names = [p.name for p in parameters[:len(args)]]
@@ -158,7 +199,7 @@ def backward_variants(reference, learner_form, cases, output_names=()):
         modules = tuple((i, n) for i, (n, a) in enumerate(zip(names, args))
                         if isinstance(a, torch.nn.Module) and
                         any(p.requires_grad for p in a.parameters()))
-        if not positions and not modules:
+        if (not positions and not modules) or (positions, modules) in seen:
             continue
         through = ForwardAndBack(positions, tuple(names[i] for i in positions),
                                  tuple(output_names), modules)
@@ -176,6 +217,7 @@ def backward_variants(reference, learner_form, cases, output_names=()):
             continue
         listed = ", ".join([f"`{n}`" for n in through.names] +
                            [f"`{n}`'s weights" for _, n in modules])
-        return [dataclasses.replace(case, label=f"{case.label}, run back: the gradients of "
-                                    f"{listed}", through=through)]
-    return []
+        seen.add((positions, modules))
+        found.append(dataclasses.replace(case, label=f"{case.label}, run back: the gradients "
+                                         f"of {listed}", through=through))
+    return found
