@@ -86,6 +86,10 @@ class Exercise:
     #: how many of the first cases :meth:`cases` gives again with one argument changed
     #: (:mod:`.variants`); fewer where a call is slow
     varied: int = VARIED
+    #: whether float64 inputs are the exercise's to take (the first case is run again in
+    #: float64): not where the notebook fixes the dtype, as notebook 09's attention kernels
+    #: are float32 by their frame
+    float64: bool = True
     #: what ``solution(id)``, ``attncourse solve`` and the nbgrader export show: the learner's
     #: function with the notebook's stub signature, self-contained so that it runs when pasted
     #: into the notebook (see :mod:`attncourse.exercises.solutions`)
@@ -109,7 +113,7 @@ class Exercise:
         cases = self.make_cases()
         form = self.solution or self.reference
         run_back = self.backward and not any(case.through for case in cases)  # else its own
-        return (cases + variants(self.reference, form, cases[:self.varied]) +
+        return (cases + variants(self.reference, form, cases[:self.varied], float64=self.float64) +
                 batch_of_one(self.reference, cases) +
                 (backward_variants(self.reference, form, cases, self.output_names)
                  if run_back else []))

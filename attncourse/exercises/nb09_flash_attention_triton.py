@@ -68,6 +68,8 @@ def _softmax_cases():
              _on_device(seeded_randn(2, 40, seed=94))),
         Case("4 rows of 5 scores near −1000 in a tile of 8: a masked lane never wins the max",
              _on_device(seeded_randn(4, 5, seed=95) - 1000.0)),
+        Case("2 rows of 300: longer than any fixed tile of 256 (the tile is 512 here)",
+             _on_device(seeded_randn(2, 300, seed=96))),
     ]
 
 
@@ -439,6 +441,7 @@ def _values_from_keys(q, k, v, causal=False):
 FLASH_ATTENTION = Exercise(
     id="flash_attention",
     backward=False,
+    float64=False,  # the notebook's frame gives float32 tensors, and only float32
     title="FlashAttention's inner loop, in a kernel",
     notebook=NOTEBOOK,
     signature="flash_attention(q, k, v, causal=False) -> (batch, heads, q_len, d): the end "
@@ -610,6 +613,7 @@ def _two_stages(update=None, stage1=lambda start: (0, start),
 FLASH_ATTENTION_CAUSAL = Exercise(
     id="flash_attention_causal",
     backward=False,
+    float64=False,  # the notebook's frame gives float32 tensors, and only float32
     title="The causal kernel's two stages, in base 2",
     notebook=NOTEBOOK,
     signature="flash_attention_causal(q, k, v) -> (batch, heads, seq, d): causal_kernel's "
@@ -808,6 +812,7 @@ def _blocked_backward(causal_p=True, transpose_p=True, transpose_ds=True, scale_
 FLASH_ATTENTION_BACKWARD = Exercise(
     id="flash_attention_backward",
     backward=False,
+    float64=False,  # the notebook's frame gives float32 tensors, and only float32
     title="FlashAttention's backward pass: dK and dV of a block of keys",
     notebook=NOTEBOOK,
     signature="flash_attention_backward(q, k, v, d_out, causal=False) -> (dK, dV): the body "

@@ -27,6 +27,8 @@ CONTRACT = {
     "oc_os_key_by_key": "NaN only for a score of -inf; the course masks with the most "
                         "negative finite value (masks.masked_score), never -inf",
     "rc_os_key_by_key": "as oc_os_key_by_key: NaN only for a score of -inf",
+    "rf_rb_long_cast": "as pf_rb_long_targets: the stub leaves the dtypes open, and int64 ids "
+                       "are what an embedding and F.cross_entropy take",
     "qa_wa_renormalised": "as oa_wa_renormalised: the weights sum to one (the stub), and "
                           "their gradient changes only by a constant per row",
     "qb_mhf_tilde_mask": "multi_head_forward's mask is bool, True = may attend (the stub): "
