@@ -129,6 +129,37 @@ def test_nan_the_code_computes_is_not_called_unwritten():
     assert not result.passed and "torch.empty" not in result.message
 
 
+def test_a_result_off_by_rounding_is_told_so_with_digits_that_differ():
+    result = ac.check("weighted_average", lambda w, v: (w.half() @ v.half()).to(w.dtype),
+                      recorder=NOWHERE)
+    assert result.mistake == "off_by_rounding", result.message
+    shown = re.search(r"it is (\S+), expected (\S+)\.?\n", result.message).groups()
+    assert shown[0] != shown[1].rstrip(".")
+
+
+def test_a_finding_about_the_whole_result_must_fit_every_case():
+    def grid_inside(images, patch_size):  # each side split as (p, grid), not (grid, p)
+        b, c, h, w = images.shape
+        p = patch_size
+        x = images.reshape(b, c, p, h // p, p, w // p).permute(0, 3, 5, 1, 2, 4)
+        return x.reshape(b, (h // p) * (w // p), c * p * p)
+
+    result = ac.check("patchify", grid_inside, recorder=NOWHERE)
+    assert not result.passed and result.mistake != "transposed", result.message
+
+
+def test_an_error_that_names_its_cause_is_said_with_the_argument_it_comes_with():
+    def if_mask(query, key, value, mask=None):
+        scores = query @ key.transpose(-2, -1) / key.size(-1) ** 0.5
+        if mask:
+            scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+        return torch.softmax(scores, -1) @ value
+
+    result = ac.check("scaled_dot_product", if_mask, recorder=NOWHERE)
+    assert result.mistake in ("only_with_argument", "truth_of_a_tensor")
+    assert "`if t:`" in result.message and "without adding or moving axes" not in result.message
+
+
 def test_a_function_that_changes_its_input_in_place_is_told_so():
     def destructive(x):
         out = torch.softmax(x, -1)

@@ -27,7 +27,7 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
             "gradient_never_reaches", "only_the_gradient_differs", "only_with_argument",
             "result_returned_twice", "axes_in_front_unhandled", "reads_from_outside",
-            "sign_flipped", "never_written", "only_with_dtype")
+            "sign_flipped", "never_written", "only_with_dtype", "off_by_rounding")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -104,6 +104,12 @@ def _ones_aside(shape):
 #: what each finding of :func:`shape_finding` says of a wrong shape ``have`` against ``want``,
 #: as a test another case's shapes can be put to (a finding is kept only where it holds of
 #: every case whose shape is wrong)
+#: findings about a whole result's values that must come out the same on every case whose
+#: result is wrong in value alone (a transpose that fits a square case by coincidence does
+#: not fit a non-square one); a finding about some places, or NaN, is one case's
+VALUE_FINDING_HOLDS = ("scaled_by_a_constant", "shifted_by_a_constant", "sign_flipped",
+                       "transposed", "flipped", "axes_swapped", "off_by_one")
+
 SHAPE_FINDING_HOLDS = {
     "axes_in_another_order": lambda want, have: sorted(want) == sorted(have) and len(want) > 1,
     "sizes_off_by_one": lambda want, have: len(want) == len(have) and all(
@@ -159,7 +165,8 @@ def shape_finding(expected, got, sizes=()):
         if have[axis] == 1 and have[:axis] + have[axis + 1:] == want:
             return Mistake("extra_axis", f"your result has an extra axis of length 1 at "
                            f"position {axis}: {_shape(have)} where {_shape(want)} is wanted "
-                           f"(a `keepdim=True`, `unsqueeze` or `[:, None]` too many).")
+                           f"(a `keepdim=True`, `unsqueeze` or `[:, None]` too many, or a `view` or "
+                           f"`reshape` to sizes read from axes that are not the ones meant).")
     if len(have) > len(want) and [n for n in have if n != 1] == [n for n in want if n != 1]:
         return Mistake("extra_axis", f"your result has {len(have) - len(want)} extra axes of "
                        f"length 1: {_shape(have)} where {_shape(want)} is wanted (a batch or "
@@ -322,11 +329,28 @@ def where_finding(expected, got, atol):
                    f"last row, a large score).")
 
 
+def rounding_finding(expected, got, atol):
+    """A result close to the reference everywhere, off by no more than rounding to fewer
+    digits would make it (a few parts in a thousand of its size)."""
+    size = max(float(expected.abs().max()), atol)
+    gap = float((got - expected).abs().max())
+    if expected.dim() == 0 or not 0 < gap <= 2e-3 * size:  # one number: a loss, say, may
+        return None  # be a little off for any reason
+    return Mistake("off_by_rounding", f"your result is close to the reference everywhere but "
+                   f"not within the check's tolerance: the largest difference is {gap:.2g}, "
+                   f"{gap / size:.1g} of the result's size. That is the size of rounding to "
+                   f"fewer digits — a step done in float16 or bfloat16 (`.half()`, autocast, a "
+                   f"tensor made in float16) — or of a small number added along the way (an "
+                   f"`eps`), of a constant typed in rounded (3.14 for π, 0.35 for 1/√8), or of "
+                   f"a formula that loses digits on this case's large numbers.")
+
+
 def value_finding(expected, got, sizes, atol, unwritten=False):
     """The first of the findings above that describes how ``got`` differs from ``expected``
     (two float tensors of one shape and dtype), or ``None``."""
     return (overflow_finding(expected, got, unwritten) or constant_finding(expected, got, sizes, atol) or
-            rearranged_finding(expected, got, atol) or where_finding(expected, got, atol))
+            rearranged_finding(expected, got, atol) or rounding_finding(expected, got, atol) or
+            where_finding(expected, got, atol))
 
 
 def unchanged_finding(changed):

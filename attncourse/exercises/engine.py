@@ -109,6 +109,14 @@ def _unwritten(fn, case, value):
         (p & ~a).any() for p, a in zip(places, again) if p.shape == a.shape)
 
 
+def _two_numbers(have, want):
+    """"``have``, expected ``want``" with as many digits as it takes for them to differ."""
+    for digits in (4, 6, 8, 17):
+        if f"{have:.{digits}g}" != f"{want:.{digits}g}":
+            break
+    return f"{have:.{digits}g}, expected {want:.{digits}g}"
+
+
 def _parameter_names(fn, n):
     """The names of ``fn``'s first ``n`` positional parameters, for messages."""
     try:
@@ -321,7 +329,7 @@ def difference(expected, got, atol=1e-5, name=None):
             gap = (got - expected).abs().nan_to_num(float("inf"))
             idx = tuple(torch.nonzero(gap == gap.max())[0].tolist())
             return (f"{what} has the right shape but different values: at index {idx} it is "
-                    f"{got[idx].item():.4g}, expected {expected[idx].item():.4g}")
+                    f"{_two_numbers(got[idx].item(), expected[idx].item())}")
         return None
     try:
         differs = bool(got != expected)
@@ -540,6 +548,8 @@ def diagnosis(exercise, cases, outcomes, expected, index):
         return shared
     found = diagnose.finding(expected[index], outcome.value, sizes, exercise.atol,
                              outcome.unwritten)
+    if found is not None and found.name in diagnose.VALUE_FINDING_HOLDS:
+        found = _value_in_every_case(exercise, cases, outcomes, expected, found)
     if found is not None and found.name == _shape_finding_name(expected[index], outcome.value,
                                                                sizes):
         found = _shape_in_every_case(exercise, cases, outcomes, expected, index, found,
@@ -567,6 +577,30 @@ def _other_axis_size(expected, got, sizes):
         return None
     found = diagnose.sizes_of_other_axes(tuple(want.shape), tuple(got.shape), sizes)
     return found[0] if found else None
+
+
+def _value_in_every_case(exercise, cases, outcomes, expected, found):
+    """A finding about a whole result's values holds only if every case whose result has the
+    right shape and dtype and wrong values shows it too; a case whose shape is wrong speaks
+    against a transpose only when its sizes are not the right ones in another order."""
+    for j, (case, outcome) in enumerate(zip(cases, outcomes)):
+        if outcome.error or case.through is not None or \
+                outcome_difference(expected[j], outcome, exercise) is None:
+            continue
+        want, got = diagnose.first_tensor_pair(expected[j], outcome.value)
+        if want is None or not torch.is_tensor(got) or want.dtype != got.dtype:
+            continue
+        if want.shape != got.shape:
+            if found.name in ("transposed", "axes_swapped") and \
+                    sorted(want.shape) != sorted(got.shape):
+                return None  # a transpose keeps the sizes, in another order
+            continue
+        names, values = _named_arguments(exercise, case)
+        other = diagnose.finding(expected[j], outcome.value, diagnose.named_sizes(names, values),
+                                 exercise.atol, outcome.unwritten)
+        if other is None or other.name != found.name:
+            return None
+    return found
 
 
 def _shape_in_every_case(exercise, cases, outcomes, expected, index, found, first):
@@ -632,9 +666,10 @@ def _unused_argument(exercise, cases, outcomes):
     return None
 
 
-def _only_with_argument(exercise, cases, failing):
+def _only_with_argument(exercise, cases, failing, because=None):
     """An optional argument (default ``None``) that every failing case gives and every
-    passing case leaves out: the fault is in the code that uses it."""
+    passing case leaves out: the fault is in the code that uses it — what ``because`` (a
+    mistake an error's words name) says, if given."""
     if any(case.through and not isinstance(case.through, ForwardAndBack) for case in cases):
         return None
     try:
@@ -650,7 +685,7 @@ def _only_with_argument(exercise, cases, failing):
 
         if passing and all(_given(cases[i], position, parameter.name) for i in failing) and \
                 not any(_given(case, position, parameter.name) for case in passing):
-            return sentences.only_with_argument(parameter.name)
+            return sentences.only_with_argument(parameter.name, because)
     return None
 
 
@@ -786,7 +821,7 @@ def judge(exercise, cases, outcomes):
         # an error's words alone are weak evidence: a size no input has says more, and so do
         # the cases that fail
         mistake = (outside or diagnosis(exercise, cases, outcomes, expected, first) or
-                   _only_with_argument(exercise, cases, failing) or
+                   _only_with_argument(exercise, cases, failing, mistake) or
                    _only_with_more_axes(exercise, cases, failing) or
                    _only_with_dtype(exercise, cases, failing) or mistake)
     if mistake is None and gaps[first]:

@@ -51,10 +51,12 @@ def _cases():
     ]
 
 
-NO_KEY = Mistake("nan_where_no_key", "a query whose mask hides every key gets NaN: with -inf "
-                 "fills, its softmax divides 0 by 0 (or a renormalisation after the softmax "
-                 "does). Fill with a large finite negative number, torch.finfo(scores.dtype).min, "
-                 "before the softmax, so such a row gets finite weights.")
+NO_KEY = Mistake("nan_where_no_key", "a query whose mask hides every key gets NaN: its "
+                 "softmax divides 0 by 0 — with -inf fills; or with a large negative fill and a "
+                 "softmax of your own that does not subtract the row's max before `exp` (exp of "
+                 "−1e9 is 0 as well); or a renormalisation after the softmax does. Fill with "
+                 "torch.finfo(scores.dtype).min and use `torch.softmax` (or subtract the max), "
+                 "so such a row gets finite weights.")
 FILL_OVERFLOWS_HALF = Mistake(
     "fill_overflows_half", "the fill for masked scores does not fit in float16 (its largest "
     "number is 65504), so half-precision inputs with a mask raise. Fill with "

@@ -294,11 +294,14 @@ def only_with_fewer_axes(name, fewer, more):
                    f"and multiply with `@`.")
 
 
-def only_with_argument(name):
-    """Every failing case gives the optional argument ``name``; every case without it passes."""
+def only_with_argument(name, because=None):
+    """Every failing case gives the optional argument ``name``; every case without it passes
+    (``because``: the mistake an error raised there names)."""
     said = (f"every case that fails gives `{name}`, and every case without it passes: the bug "
             f"is in how your code uses `{name}`.")
-    if "mask" in name:
+    if because is not None:
+        said += " " + because.message
+    elif "mask" in name:
         said += (" A mask comes shaped to broadcast against what it masks as it is — use it "
                  "without adding or moving axes — with True (or 1) = may attend.")
     return Mistake("only_with_argument", said)
