@@ -228,7 +228,22 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "pg_ 06–07 at 6a0ab03 1 accepted (an empty first cache in float32), 42 of "
                    "47; pd_ 08 at 6a0ab03 0 accepted, 75 of 91; ph_ 08 at c6d4360 1 accepted "
                    "(a label the contract overrules), 51 of 54; none rejected; slowest check "
-                   "1.96 s. Then mended: a ViT of 36 patches, a first step in float16"))
+                   "1.96 s. Then mended: a ViT of 36 patches, a first step in float16"),
+         ("set_r", "written blind on 2026-12-04 for all 43 exercises by six writers (390 "
+                   "wrong, 98 correct), each file scored first as it came (ea779a3, 65108eb): "
+                   "5 accepted (2 labels the contract overrules; a squeeze(0) with no batch of "
+                   "one among the cases, a cache appended under no_grad, a tile of 256), 313 "
+                   "of 385 named (81%), 1 correct rejected (a float64 case the notebook never "
+                   "gives its kernels); readers judged all 385: 304 right, 76 vague, 5 "
+                   "misnamed. Then mended: a batch of one, a run back for each set of inputs, "
+                   "float32 kernels, rows of 300, value findings that must fit every case"),
+         ("set_s", "written blind on 2026-12-04 for all 43 exercises by three writers (320 "
+                   "wrong, 79 correct) while set R was mended, and scored after those mends, "
+                   "at 77ab773: 1 accepted (a label the contract overrules), 285 of 319 named "
+                   "(89%), 1 correct rejected (exp(s - logsumexp) at scores near -20,000); "
+                   "readers judged all 319: 270 right, 45 vague, 4 misnamed, none with only an "
+                   "error text. Then mended: that case's own tolerance, aliasing told from "
+                   "slices, the unused-argument sentence"))
 
 
 def main():

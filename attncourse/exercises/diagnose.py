@@ -206,23 +206,15 @@ def overflow_finding(expected, got, unwritten=False):
     if not bad.any():
         return None
     where = tuple(bad.nonzero()[0].tolist())
-    columns = bad.flatten(0, -2) if bad.dim() > 1 else bad[None]  # (rows, last axis)
-    if got[bad].isnan().all() and (unwritten or (columns == columns[:1]).all() and
-                                   not columns[0].all()):
-        # NaN that zeros in new memory undo, or at the same places of every row (never a
-        # whole row): unwritten, not overflowed
-        seen = (f"NaN at {int(bad.sum())} of {bad.numel()} places (the first at index "
-                f"{where}), where the reference is finite, and nothing stored anything there: "
-                f"the checker hands out `torch.empty` memory filled with NaN so that such "
-                f"places show" if unwritten else
-                f"NaN at the same {int(columns[0].sum())} of {columns.size(1)} places in "
-                f"every row (the first at index {where}), where the reference is finite: "
-                f"entries that nothing stored — an `out` started as NaN keeps NaN there")
-        return Mistake("never_written", f"your result holds {seen}. A tile, block or row "
-                       f"that the loop or the grid skips (count them with a ceiling "
-                       f"division, and mask the last partial one rather than leave it out)"
-                       + ("." if unwritten else "; or, less likely, a step that overflows "
-                          "there."))
+    if got[bad].isnan().all() and unwritten:
+        # NaN that zeros in new memory undo: unwritten, not overflowed
+        return Mistake("never_written", f"your result holds NaN at {int(bad.sum())} of "
+                       f"{bad.numel()} places (the first at index {where}), where the "
+                       f"reference is finite, and nothing stored anything there (the NaN your "
+                       f"`out` started as, or that the checker fills `torch.empty` memory with "
+                       f"so that such places show). A tile, block or row that the loop or the grid skips (count "
+                       f"them with a ceiling division, and mask the last partial one rather "
+                       f"than leave it out).")
     return Mistake("overflow", f"your result holds {got[where].item()} at index {where}, where "
                    f"the reference is finite ({expected[where].item():.4g}): for these inputs "
                    f"a step overflows (`exp` of a number above 88 is inf in float32), underflows "
@@ -357,9 +349,11 @@ def unchanged_finding(changed):
     """The result did not move when the case changed the argument ``changed`` (and the
     reference's did)."""
     return Mistake("argument_unused", f"your result is the same when `{changed}` changes, but "
-                   f"it should change: does your function use `{changed}` (and not a value "
-                   f"from outside the function, such as a variable of the notebook or a "
-                   f"number written in)?")
+                   f"it should change: `{changed}` does not reach your result as it should — "
+                   f"it is not used, or only a part of it is (a slice, an index, one item of "
+                   f"the batch), or the step that carries it is replaced by another, or a value "
+                   f"from outside the function (a variable of the notebook, a number written "
+                   f"in) stands where it belongs.")
 
 
 def dtype_finding(expected, got):

@@ -13,6 +13,7 @@ import contextlib
 import dataclasses
 import dis
 import inspect
+import math
 import re
 import warnings
 from dataclasses import dataclass
@@ -74,13 +75,22 @@ def _call(fn, case):
 
 class _EmptyAsZeros(torch.overrides.TorchFunctionMode):
     """``torch.empty`` and its kin hand out zeros (elsewhere in a check: NaN,
-    :func:`unwritten_memory_as_nan`)."""
+    :func:`unwritten_memory_as_nan`), and so does a tensor started as NaN on purpose
+    (``torch.full_like(x, float("nan"))``, as notebook 09 suggests, or ``.fill_(nan)``)."""
 
     EMPTY = (torch.empty, torch.empty_like, torch.empty_strided, torch.Tensor.new_empty)
+    #: where the fill value is among the arguments: (function, its position)
+    FULL = {torch.full: 1, torch.full_like: 1, torch.Tensor.new_full: 2,
+            torch.Tensor.fill_: 1}
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
-        result = func(*args, **(kwargs or {}))
-        if func in self.EMPTY:
+        kwargs = kwargs or {}
+        result = func(*args, **kwargs)
+        position = self.FULL.get(func)
+        value = (kwargs.get("fill_value", kwargs.get("value")) if position is None or
+                 position >= len(args) else args[position])
+        if func in self.EMPTY or (position is not None and isinstance(value, float) and
+                                  math.isnan(value)):
             with torch.no_grad():
                 result.zero_()
         return result
@@ -368,6 +378,11 @@ def _items_differ(names, got_names):
             f"yours, or not registered (a plain tensor, not an nn.Parameter)")
 
 
+def _for_case(exercise, case):
+    """The exercise with the case's own tolerance, where it has one."""
+    return exercise if case.atol is None else dataclasses.replace(exercise, atol=case.atol)
+
+
 def outcome_difference(expected, outcome, exercise):
     """Compare one outcome with the reference's value, looking inside tuples."""
     if outcome.error:
@@ -636,19 +651,21 @@ def _shape_in_every_case(exercise, cases, outcomes, expected, index, found, firs
 
 
 def _shared_results(expected, got, exercise):
-    """Two results that are one tensor (``targets = tokens``), where the reference's are two."""
+    """Two results that are one tensor (``targets = tokens``), where the reference's are two.
+    (Two different slices of one tensor, ``ids[:-1]`` and ``ids[1:]``, are two tensors.)"""
     if not (isinstance(expected, tuple) and isinstance(got, (tuple, list)) and
             len(got) == len(expected)):
         return None
 
-    def storage(t):
-        return t.untyped_storage().data_ptr() if torch.is_tensor(t) and t.numel() else None
+    def view(t):
+        return ((t.data_ptr(), tuple(t.shape), t.stride()) if torch.is_tensor(t) and t.numel()
+                else None)
 
     names = name_list_of(expected, exercise.output_names)
     for i in range(len(got)):
         for j in range(i + 1, len(got)):
-            if storage(got[i]) is not None and storage(got[i]) == storage(got[j]) and \
-                    storage(expected[i]) != storage(expected[j]):
+            if view(got[i]) is not None and view(got[i]) == view(got[j]) and \
+                    view(expected[i]) != view(expected[j]):
                 return sentences.results_share_memory(
                     names[i], names[j], got[i].shape == expected[i].shape and
                     got[j].shape == expected[j].shape)
@@ -799,7 +816,8 @@ def judge(exercise, cases, outcomes):
     if outcomes and all(o.not_implemented for o in outcomes):
         return CheckResult(exercise.id, Status.NOT_ATTEMPTED, sentences.not_implemented(exercise))
     expected = [_reference_value(exercise, c) for c in cases]
-    differences = [outcome_difference(e, o, exercise) for e, o in zip(expected, outcomes)]
+    differences = [outcome_difference(e, o, _for_case(exercise, c))
+                   for e, o, c in zip(expected, outcomes, cases)]
     gaps = [d or (o.changed and sentences.changed_inputs(o.changed, o.hooks_left))
             for d, o in zip(differences, outcomes)]
     failing = [i for i, gap in enumerate(gaps) if gap]
@@ -821,7 +839,8 @@ def judge(exercise, cases, outcomes):
         # an error's words alone are weak evidence: a size no input has says more, and so do
         # the cases that fail
         mistake = (outside or diagnosis(exercise, cases, outcomes, expected, first) or
-                   _only_with_argument(exercise, cases, failing, mistake) or
+                   _only_with_argument(exercise, cases, failing,
+                                       mistake if mistake in COMMON_MISTAKES else None) or
                    _only_with_more_axes(exercise, cases, failing) or
                    _only_with_dtype(exercise, cases, failing) or mistake)
     if mistake is None and gaps[first]:

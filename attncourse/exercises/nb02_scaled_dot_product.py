@@ -47,7 +47,8 @@ def _cases():
              (torch.full((3, 4), 100.0),
               torch.cat([torch.full((2, 4), -100.0), seeded_randn(2, 4, seed=150)]),
               seeded_randn(4, 4, seed=151)),
-             {"mask": torch.tensor([[True, True, False, False]])}),
+             {"mask": torch.tensor([[True, True, False, False]])},
+             atol=5e-3),  # float32 keeps three decimals at 20,000: exp(s − logsumexp) loses them
     ]
 
 

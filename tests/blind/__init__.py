@@ -29,6 +29,10 @@ CONTRACT = {
     "rc_os_key_by_key": "as oc_os_key_by_key: NaN only for a score of -inf",
     "rf_rb_long_cast": "as pf_rb_long_targets: the stub leaves the dtypes open, and int64 ids "
                        "are what an embedding and F.cross_entropy take",
+    "sc_rb_int64_targets": "as pf_rb_long_targets: the stub leaves the targets' dtype open",
+    "attention_logsumexp": "exp(s - logsumexp(s)) is right: it loses only float32's rounding "
+                           "of scores near -20,000 (set S's sa_sdp_where, labelled correct, "
+                           "is the same formula)",
     "qa_wa_renormalised": "as oa_wa_renormalised: the weights sum to one (the stub), and "
                           "their gradient changes only by a constant per row",
     "qb_mhf_tilde_mask": "multi_head_forward's mask is bool, True = may attend (the stub): "
