@@ -210,12 +210,14 @@ def unwritten_memory_as_nan():
     enabled, warn_only = (torch.are_deterministic_algorithms_enabled(),
                           torch.is_deterministic_algorithms_warn_only_enabled())
     fill = torch.utils.deterministic.fill_uninitialized_memory
-    torch.use_deterministic_algorithms(True, warn_only=True)
+    # torch.use_deterministic_algorithms would also set the compiler's flag, and importing
+    # the compiler's config imports Triton: notebook 00's check stays without it
+    torch._C._set_deterministic_algorithms(True, warn_only=True)
     torch.utils.deterministic.fill_uninitialized_memory = True
     try:
         yield
     finally:
-        torch.use_deterministic_algorithms(enabled, warn_only=warn_only)
+        torch._C._set_deterministic_algorithms(enabled, warn_only=warn_only)
         torch.utils.deterministic.fill_uninitialized_memory = fill
 
 
