@@ -243,7 +243,13 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "(89%), 1 correct rejected (exp(s - logsumexp) at scores near -20,000); "
                    "readers judged all 319: 270 right, 45 vague, 4 misnamed, none with only an "
                    "error text. Then mended: that case's own tolerance, aliasing told from "
-                   "slices, the unused-argument sentence"))
+                   "slices, the unused-argument sentence"),
+         ("set_t", "written blind on 2026-12-04 for all 43 exercises by three writers (304 "
+                   "wrong, 88 correct) after the mends for sets R and S, each file scored first "
+                   "as it came, at 304e7aa: 1 accepted (a label the contract overrules), 266 of "
+                   "303 named (88%), none rejected, slowest check 1.70 s beside a CI rehearsal; "
+                   "readers judged all 303: 259 right (85%), 44 vague, none misnamed, none with "
+                   "only an error text"))
 
 
 def main():

@@ -384,10 +384,10 @@ def items_finding(expected, got, atol):
         order.append(match[0])
     if sorted(order) != list(range(len(expected))) or order == sorted(order):
         return None
+    moved = next(k for k, place in enumerate(order) if place != k)  # the first out of place
     return Mistake("items_in_another_order", f"your function returns the right tensors in "
-                   f"another order: your item {order.index(0) + 1} (counting from 1) is the one "
-                   f"that belongs first. "
-                   f"Return them in the order the signature names them.")
+                   f"another order: your item {moved + 1} (counting from 1) belongs at place "
+                   f"{order[moved] + 1}. Return them in the order the signature names them.")
 
 
 def substituted_finding(reference, names, case, got, atol):

@@ -30,6 +30,7 @@ CONTRACT = {
     "rf_rb_long_cast": "as pf_rb_long_targets: the stub leaves the dtypes open, and int64 ids "
                        "are what an embedding and F.cross_entropy take",
     "sc_rb_int64_targets": "as pf_rb_long_targets: the stub leaves the targets' dtype open",
+    "tc_rb_int64_targets": "as pf_rb_long_targets: the stub leaves the targets' dtype open",
     "attention_logsumexp": "exp(s - logsumexp(s)) is right: it loses only float32's rounding "
                            "of scores near -20,000 (set S's sa_sdp_where, labelled correct, "
                            "is the same formula)",
