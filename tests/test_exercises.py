@@ -160,6 +160,35 @@ def test_an_error_that_names_its_cause_is_said_with_the_argument_it_comes_with()
     assert "`if t:`" in result.message and "without adding or moving axes" not in result.message
 
 
+def test_a_batch_of_one_is_among_the_cases_where_none_was():
+    def squeezed(x, W_Q, W_K, W_V):  # a batch of one loses its batch axis
+        return tuple((x @ W).squeeze(0) for W in (W_Q, W_K, W_V))
+
+    result = ac.check("qkv_projections", squeezed, recorder=NOWHERE)
+    assert result.mistake == "missing_axis" and "batch of one" in result.message
+
+
+def test_a_cache_is_run_back_full_as_well_as_empty():
+    def no_grad_cat(past_key, past_value, key, value):
+        if past_key is None:
+            return key, value
+        with torch.no_grad():
+            return torch.cat([past_key, key], -2), torch.cat([past_value, value], -2)
+
+    assert ac.check("append_kv", no_grad_cat, recorder=NOWHERE).mistake == "gradient_cut"
+
+
+def test_a_right_formula_that_loses_float32_digits_at_huge_scores_passes():
+    def through_logsumexp(query, key, value, mask=None):
+        scores = query @ key.transpose(-2, -1) / key.size(-1) ** 0.5
+        if mask is not None:
+            scores = scores.masked_fill(mask == 0, torch.finfo(scores.dtype).min)
+        weights = torch.exp(scores - scores.logsumexp(-1, keepdim=True))
+        return weights @ value, weights
+
+    assert ac.check("scaled_dot_product", through_logsumexp, recorder=NOWHERE).passed
+
+
 def test_a_function_that_changes_its_input_in_place_is_told_so():
     def destructive(x):
         out = torch.softmax(x, -1)

@@ -602,7 +602,7 @@ def _value_in_every_case(exercise, cases, outcomes, expected, found):
     against a transpose only when its sizes are not the right ones in another order."""
     for j, (case, outcome) in enumerate(zip(cases, outcomes)):
         if outcome.error or case.through is not None or \
-                outcome_difference(expected[j], outcome, exercise) is None:
+                outcome_difference(expected[j], outcome, _for_case(exercise, case)) is None:
             continue
         want, got = diagnose.first_tensor_pair(expected[j], outcome.value)
         if want is None or not torch.is_tensor(got) or want.dtype != got.dtype:
