@@ -701,9 +701,11 @@ else:
 q, k, v = (torch.randn(1, 2, 96, 32, generator=torch.Generator().manual_seed(i)) for i in range(3))
 out, lse = fl.flash_attention(q, k, v, causal=True, return_lse=True)  # lse: (1, 2, 96)
 scores = ac.scaled_scores(q, k).masked_fill(~ac.causal_mask(96), float("-inf"))
-weights = torch.exp(scores - lse[..., None])  # recomputed from S and L alone
-print("exp(S - L) equals softmax(S):", torch.allclose(weights, scores.softmax(-1), atol=1e-5))
-print("and exp(S - L) V equals the kernel's output:", torch.allclose(weights @ v, out, atol=1e-4))
+S, L = scores.double(), lse.double()  # float64: what is compared is L, not float32's exp
+weights = torch.exp(S - L[..., None])  # recomputed from S and L alone
+print("exp(S - L) equals softmax(S):", torch.allclose(weights, S.softmax(-1), atol=1e-5))
+print("and exp(S - L) V equals the kernel's output:",
+      torch.allclose(weights.float() @ v, out, atol=1e-4))
 for seq in (4096, 16384):
     p_bytes, l_bytes = 32 * seq * seq * 2, 32 * seq * 4  # 32 heads: P in fp16, L in fp32
     print(f"{seq:>6,} tokens, 32 heads: storing P takes {p_bytes / GiB:5.1f} GiB per layer, "
