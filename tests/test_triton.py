@@ -89,7 +89,9 @@ def test_flash_attention_equals_sdpa(shape, causal):
         scores = scores.masked_fill(~torch.ones(q_len, k_len, dtype=torch.bool).tril(),
                                     float("-inf"))
     assert lse.shape == (batch, heads, q_len) and lse.dtype == torch.float32
-    assert torch.allclose(lse, scores.logsumexp(-1), atol=1e-5)
+    # the reference in float64: a float32 exp over many values runs in MKL's threads, where
+    # it is sometimes 1e-4 off after the interpreter has run (notebook 09, cell 28)
+    assert torch.allclose(lse.double(), scores.double().logsumexp(-1), atol=1e-5)
 
 
 @interpreted
