@@ -249,7 +249,13 @@ ROLES = (("set_a", "looked at while the engine was improved"),
                    "as it came, at 304e7aa: 1 accepted (a label the contract overrules), 266 of "
                    "303 named (88%), none rejected, slowest check 1.70 s beside a CI rehearsal; "
                    "readers judged all 303: 259 right (85%), 44 vague, none misnamed, none with "
-                   "only an error text"))
+                   "only an error text"),
+         ("set_u", "written blind on 2026-12-04 by one writer for 14 exercises, slips of "
+                   "indexing and axes above all (72 wrong, 15 correct), to attack the findings "
+                   "of an argument read transposed or as its batch's first item; scored first at "
+                   "the first of those findings: none accepted, none rejected, 61 of 72 named "
+                   "(85%). Then mended: the first item broadcast, token ids, an exact match "
+                   "before 'wrong at these places'"))
 
 
 def main():

@@ -15,7 +15,7 @@ pytestmark = pytest.mark.long  # minutes: `pytest -m long` (CI runs it)
 
 SETS = ("set_a", "set_b", "set_c", "set_d", "set_e", "set_f", "set_g", "set_h", "set_i", "set_j", "set_k", "set_l",
         "set_m", "set_n", "set_o", "set_p", "set_q", "set_r", "set_s",
-        "set_t")
+        "set_t", "set_u")
 
 
 def _answers(*sets):

@@ -19,7 +19,7 @@ from learner_solutions import (
 )
 
 import attncourse as ac
-from attncourse.exercises import all_exercises, get
+from attncourse.exercises import all_exercises, get, solutions
 from attncourse.progress_file import NOWHERE
 
 EXERCISES = [e.id for e in all_exercises()]
@@ -187,6 +187,34 @@ def test_a_right_formula_that_loses_float32_digits_at_huge_scores_passes():
         return weights @ value, weights
 
     assert ac.check("scaled_dot_product", through_logsumexp, recorder=NOWHERE).passed
+
+
+def test_an_argument_read_transposed_is_named():
+    def key_query(weights):  # weights[..., key, query]: the row and column swapped
+        return solutions.head_scores(weights.transpose(-2, -1))
+
+    result = ac.check("head_scores", key_query, recorder=NOWHERE)
+    assert result.mistake == "argument_transposed", result.message
+    assert "`weights`'s last two axes swapped" in result.message
+
+
+def test_an_argument_read_as_its_first_item_alone_is_named():
+    def first_sequence(weights):  # weights[0] scored, not the batch's mean
+        return solutions.head_scores(weights[:1])
+
+    result = ac.check("head_scores", first_sequence, recorder=NOWHERE)
+    assert result.mistake == "first_item_only", result.message
+
+
+def test_a_mask_ignored_for_one_of_ones_own_is_not_called_its_first_item():
+    def own_causal_mask(layer, x, memory, src_mask, tgt_mask):  # the target's padding lost
+        causal = torch.ones(x.size(1), x.size(1), dtype=torch.bool).tril()
+        x = layer.sublayer[0](x, lambda h: layer.self_attn(h, h, h, causal))
+        x = layer.sublayer[1](x, lambda h: layer.src_attn(h, memory, memory, src_mask))
+        return layer.sublayer[2](x, layer.feed_forward)
+
+    result = ac.check("decoder_layer_forward", own_causal_mask, recorder=NOWHERE)
+    assert not result.passed and result.mistake != "first_item_only", result.message
 
 
 def test_a_function_that_changes_its_input_in_place_is_told_so():

@@ -27,7 +27,8 @@ FINDINGS = ("axes_in_another_order", "extra_axis", "missing_axis", "values_regro
             "argument_in_the_wrong_place", "number_from_outside", "not_a_tensor",
             "gradient_never_reaches", "only_the_gradient_differs", "only_with_argument",
             "result_returned_twice", "axes_in_front_unhandled", "reads_from_outside",
-            "sign_flipped", "never_written", "only_with_dtype", "off_by_rounding")
+            "sign_flipped", "never_written", "only_with_dtype", "off_by_rounding",
+            "argument_transposed", "first_item_only")
 
 # --------------------------------------------------------------------------------------
 # The sizes a case names: what a constant factor may be made of.
@@ -415,6 +416,53 @@ def substituted_finding(reference, names, case, got, atol):
                     return Mistake("argument_in_the_wrong_place", f"your result is the "
                                    f"reference's with {what}: check which argument goes "
                                    f"into each step.")
+    return None
+
+
+def _has_batch(a):
+    """A batch axis in front: token ids (batch, seq) have one at 2 axes, values at 3. Not a
+    mask's: a case's first mask often hides nothing special (no padding), so a function that
+    ignores the mask for a causal one of its own would look as if it read the first item."""
+    if a.dtype == torch.bool:
+        return False
+    return a.dim() >= (3 if a.is_floating_point() else 2) and a.size(0) > 1
+
+
+def _misread_arguments(args, names):
+    """Each tensor argument as a slip may read it: ``(index, tensor, mistake name, words)``
+    for its last two axes swapped (square ones: the shape stays), and for its batch's first
+    item alone, or broadcast in place of every item."""
+    for i, a in enumerate(args):
+        if not torch.is_tensor(a) or a.dim() < 2:
+            continue
+        name = names[i]
+        if a.size(-1) == a.size(-2):
+            yield (i, a.transpose(-2, -1), "argument_transposed",
+                   f"`{name}`'s last two axes swapped: an index or a transpose takes "
+                   f"them the other way round (`[..., j, i]` where `[..., i, j]` belongs)")
+        if _has_batch(a):
+            yield (i, a[:1], "first_item_only",
+                   f"only the first item of `{name}`'s batch (`{name}[:1]`): use every item "
+                   f"of the batch, not the first (`[0]`)")
+            yield (i, a[:1].expand_as(a), "first_item_only",
+                   f"the first item of `{name}`'s batch in place of every item "
+                   f"(`{name}[0]` for each): each item of the batch needs its own")
+
+
+def misread_argument_finding(reference, names, case, got, atol):
+    """The result is the reference's on one argument read another way: transposed, or its
+    batch's first item alone."""
+    args, kwargs = case.fresh_args()
+    for i, misread, name, words in _misread_arguments(args, names):
+        trial = list(args)
+        trial[i] = misread
+        try:
+            with torch.no_grad():
+                value = reference(*trial, **kwargs)
+        except Exception:
+            continue
+        if _same_value(value, got, atol):
+            return Mistake(name, f"your result is the reference's computed with {words}.")
     return None
 
 

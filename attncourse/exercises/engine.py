@@ -546,7 +546,8 @@ def diagnosis(exercise, cases, outcomes, expected, index):
     from the values alone (:mod:`.diagnose`), or ``None``: a variant whose changed argument
     did not change the learner's result; a result that is the reference scaled, moved,
     rearranged, overflowed, of another dtype or shape, or wrong in some places; the reference
-    with one argument in another's place; an error about a size no input has."""
+    with one argument in another's place, or read transposed or as its first item alone; an
+    error about a size no input has."""
     case, outcome = cases[index], outcomes[index]
     if case.through is not None and not outcome.error:
         cut = _gradient_cut(expected[index], outcome.value, exercise) or \
@@ -571,11 +572,15 @@ def diagnosis(exercise, cases, outcomes, expected, index):
                                                                sizes):
         found = _shape_in_every_case(exercise, cases, outcomes, expected, index, found,
                                      _other_axis_size(expected[index], outcome.value, sizes))
-    return (found or
-            _unused_argument(exercise, cases, outcomes) or
-            (None if case.through else  # a module's arguments are not the reference's to swap
-             diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
+    # a module's arguments are not the reference's to swap or misread
+    misplaced = (lambda: None) if case.through else (lambda: (
+        diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
+                                     exercise.atol) or
+        diagnose.misread_argument_finding(exercise.reference, names, case, outcome.value,
                                           exercise.atol)))
+    if found is not None and found.name == "wrong_in_places":  # an exact match says more
+        found = misplaced() or found
+    return found or _unused_argument(exercise, cases, outcomes) or misplaced()
 
 
 def _shape_finding_name(expected, got, sizes):
