@@ -310,9 +310,12 @@ def where_finding(expected, got, atol):
         positions = hit.nonzero().flatten().tolist()
         if len(positions) < expected.shape[axis]:
             last = expected.shape[axis] - 1
-            named = ["the last" if p == last else str(p) for p in positions[:4]]
-            more = f" and {len(positions) - 4} more" if len(positions) > 4 else ""
-            parts.append(f"index {', '.join(named)}{more} of axis {axis}")
+            named = [f"{p} (the last)" if p == last else str(p) for p in positions[:4]]
+            if len(positions) > 4:
+                named.append(f"{len(positions) - 4} more")
+            listed = named[0] if len(named) == 1 else f"{', '.join(named[:-1])} and {named[-1]}"
+            parts.append(f"{'index' if len(positions) == 1 else 'indices'} {listed} of axis "
+                         f"{axis}")
     if not parts:
         return None
     count, total = int(wrong.sum()), wrong.numel()

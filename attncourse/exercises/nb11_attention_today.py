@@ -269,9 +269,10 @@ LINEAR_ATTENTION_STEP = Exercise(
         Mistake("z_not_updated", "z_new is z as it was: it gains phi_k at every step, as S "
                 "gains φ(k) vᵀ, and the output divides by φ(q)ᵀz_new.",
                 lambda S, z, q, k, v: (_read(q, S + _outer(k, v), z), S + _outer(k, v), z)),
-        Mistake("key_and_value_swapped", "the outer product is v φ(k)ᵀ, (d_v, d_k): the key "
-                "comes first, phi_k.unsqueeze(-1) * v.unsqueeze(-2), (d_k, d_v), so that φ(q)ᵀS "
-                "contracts the query with the keys.",
+        Mistake("key_and_value_swapped", "your outer product is v φ(k)ᵀ, (d_v, d_k), the "
+                "value first; the state takes φ(k) vᵀ, (d_k, d_v), the key first: "
+                "phi_k.unsqueeze(-1) * v.unsqueeze(-2), so that φ(q)ᵀS contracts the query with "
+                "the keys.",
                 lambda S, z, q, k, v: (_read(q, S + _outer(v, k), z + k),
                                        S + _outer(v, k), z + k)),
         Mistake("feature_map_twice", "phi_q and phi_k were feature-mapped again (elu + 1 once "
