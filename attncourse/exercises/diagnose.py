@@ -394,10 +394,9 @@ def items_finding(expected, got, atol):
                    f"{order[moved] + 1}. Return them in the order the signature names them.")
 
 
-def substituted_finding(reference, names, case, got, atol):
-    """The result is the reference's with one argument used in another's place (a
-    copy-paste slip: ``W_K`` where ``W_V`` belongs), or two arguments swapped."""
-    args, kwargs = case.fresh_args()
+def _swapped_arguments(args, names):
+    """Each floating argument in the place of another of its shape, or the two swapped (a
+    copy-paste slip: ``W_K`` where ``W_V`` belongs): ``(arguments, mistake name, words)``."""
     tensors = [i for i, a in enumerate(args) if torch.is_tensor(a) and a.is_floating_point()]
     for i in tensors:
         for j in tensors:
@@ -408,18 +407,10 @@ def substituted_finding(reference, names, case, got, atol):
                 trial[j] = args[i]
                 if swap:
                     trial[i] = args[j]
-                try:
-                    with torch.no_grad():
-                        value = reference(*trial, **kwargs)
-                except Exception:
-                    continue
-                if _same_value(value, got, atol):
-                    what = (f"`{names[i]}` and `{names[j]}` swapped" if swap else
-                            f"`{names[i]}` used where `{names[j]}` belongs")
-                    return Mistake("argument_in_the_wrong_place", f"your result is the "
-                                   f"reference's with {what}: check which argument goes "
-                                   f"into each step.")
-    return None
+                what = (f"`{names[i]}` and `{names[j]}` swapped" if swap else
+                        f"`{names[i]}` used where `{names[j]}` belongs")
+                yield (trial, "argument_in_the_wrong_place",
+                       f"with {what}: check which argument goes into each step")
 
 
 def _has_batch(a):
@@ -432,40 +423,45 @@ def _has_batch(a):
 
 
 def _misread_arguments(args, names):
-    """Each tensor argument as a slip may read it: ``(index, tensor, mistake name, words)``
-    for its last two axes swapped (square ones: the shape stays), and for its batch's first
-    item alone, or broadcast in place of every item."""
+    """Each tensor argument read another way: its last two axes swapped (square ones: the
+    shape stays), or its batch's first item alone, or broadcast in place of every item:
+    ``(arguments, mistake name, words)``."""
     for i, a in enumerate(args):
         if not torch.is_tensor(a) or a.dim() < 2:
             continue
         name = names[i]
+        readings = []
         if a.size(-1) == a.size(-2):
-            yield (i, a.transpose(-2, -1), "argument_transposed",
-                   f"`{name}`'s last two axes swapped: an index or a transpose takes "
-                   f"them the other way round (`[..., j, i]` where `[..., i, j]` belongs)")
+            readings.append((a.transpose(-2, -1), "argument_transposed",
+                             f"`{name}`'s last two axes swapped: an index or a transpose takes "
+                             f"them the other way round (`[..., j, i]` where `[..., i, j]` "
+                             f"belongs)"))
         if _has_batch(a):
-            yield (i, a[:1], "first_item_only",
-                   f"only the first item of `{name}`'s batch (`{name}[:1]`): use every item "
-                   f"of the batch, not the first (`[0]`)")
-            yield (i, a[:1].expand_as(a), "first_item_only",
-                   f"the first item of `{name}`'s batch in place of every item "
-                   f"(`{name}[0]` for each): each item of the batch needs its own")
+            readings += [(a[:1], "first_item_only",
+                          f"only the first item of `{name}`'s batch (`{name}[:1]`): use every "
+                          f"item of the batch, not the first (`[0]`)"),
+                         (a[:1].expand_as(a), "first_item_only",
+                          f"the first item of `{name}`'s batch in place of every item "
+                          f"(`{name}[0]` for each): each item of the batch needs its own")]
+        for misread, mistake, words in readings:
+            trial = list(args)
+            trial[i] = misread
+            yield trial, mistake, f"computed with {words}"
 
 
-def misread_argument_finding(reference, names, case, got, atol):
-    """The result is the reference's on one argument read another way: transposed, or its
-    batch's first item alone."""
+def misplaced_argument_finding(reference, names, case, got, atol):
+    """The result is exactly the reference's on arguments put in the wrong places (one in
+    another's, two swapped) or read another way (transposed, a batch's first item alone)."""
     args, kwargs = case.fresh_args()
-    for i, misread, name, words in _misread_arguments(args, names):
-        trial = list(args)
-        trial[i] = misread
+    for trial, mistake, words in itertools.chain(_swapped_arguments(args, names),
+                                                 _misread_arguments(args, names)):
         try:
             with torch.no_grad():
                 value = reference(*trial, **kwargs)
         except Exception:
             continue
         if _same_value(value, got, atol):
-            return Mistake(name, f"your result is the reference's computed with {words}.")
+            return Mistake(mistake, f"your result is the reference's {words}.")
     return None
 
 

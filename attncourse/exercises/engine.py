@@ -572,15 +572,19 @@ def diagnosis(exercise, cases, outcomes, expected, index):
                                                                sizes):
         found = _shape_in_every_case(exercise, cases, outcomes, expected, index, found,
                                      _other_axis_size(expected[index], outcome.value, sizes))
-    # a module's arguments are not the reference's to swap or misread
-    misplaced = (lambda: None) if case.through else (lambda: (
-        diagnose.substituted_finding(exercise.reference, names, case, outcome.value,
-                                     exercise.atol) or
-        diagnose.misread_argument_finding(exercise.reference, names, case, outcome.value,
-                                          exercise.atol)))
     if found is not None and found.name == "wrong_in_places":  # an exact match says more
-        found = misplaced() or found
-    return found or _unused_argument(exercise, cases, outcomes) or misplaced()
+        found = _misplaced_argument(exercise, names, case, outcome) or found
+    return (found or _unused_argument(exercise, cases, outcomes) or
+            _misplaced_argument(exercise, names, case, outcome))
+
+
+def _misplaced_argument(exercise, names, case, outcome):
+    """The reference on the case's arguments misplaced or misread, if that is the result
+    exactly; never for a module's case (its arguments are not the reference's to move)."""
+    if case.through is not None:
+        return None
+    return diagnose.misplaced_argument_finding(exercise.reference, names, case, outcome.value,
+                                               exercise.atol)
 
 
 def _shape_finding_name(expected, got, sizes):
